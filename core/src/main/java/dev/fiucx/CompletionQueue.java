@@ -1,0 +1,25 @@
+package dev.fiucx;
+
+/**
+ * Completions of an endpoint's operations: libfabric's {@code struct fid_cq} with {@code
+ * FI_CQ_FORMAT_TAGGED}. Reading progresses the provider when progress is manual.
+ */
+public interface CompletionQueue extends AutoCloseable {
+  /**
+   * {@code fi_cq_read}: fills up to {@code max} entries; returns how many, {@code -FI_EAGAIN} when
+   * none is ready, or {@code -FI_EAVAIL} when an error entry is waiting for {@link #readErr}.
+   */
+  int read(CqEntry[] entries, int max);
+
+  /** {@code fi_cq_readerr}: 1 when an entry was written, {@code -FI_EAGAIN} when none waits. */
+  int readErr(CqErrEntry entry);
+
+  /**
+   * {@code fi_cq_sread}: like {@link #read} but waits up to {@code timeoutMillis} (negative: no
+   * limit); {@code -FI_EAGAIN} on timeout.
+   */
+  int sread(CqEntry[] entries, int max, long timeoutMillis);
+
+  @Override
+  void close();
+}

@@ -1,0 +1,28 @@
+package dev.fiucx;
+
+/**
+ * Counts completed operations: libfabric's {@code struct fid_cntr}. Reading progresses the provider
+ * when progress is manual.
+ */
+public interface Counter extends AutoCloseable {
+  /** {@code fi_cntr_read}. */
+  long read();
+
+  /** {@code fi_cntr_readerr}. */
+  long readErr();
+
+  /** {@code fi_cntr_add}. */
+  void add(long value);
+
+  /** {@code fi_cntr_set}. */
+  void set(long value);
+
+  /**
+   * {@code fi_cntr_wait}: 0 once the count reaches {@code threshold}, {@code -FI_ETIMEDOUT} after
+   * {@code timeoutMillis} (negative: no limit), {@code -FI_EAVAIL} if the error count moved.
+   */
+  int waitFor(long threshold, long timeoutMillis);
+
+  @Override
+  void close();
+}

@@ -1,0 +1,28 @@
+package dev.fiucx;
+
+/** One failed operation: libfabric's {@code struct fi_cq_err_entry}. */
+public final class CqErrEntry {
+  public Object opContext;
+  public long flags;
+  public long len;
+
+  /** Positive {@link FiErrno} value. */
+  public int err;
+
+  /** Provider-specific error, here the transport's status code when there is one. */
+  public int provErrno;
+
+  /** Human-readable cause. */
+  public String errData;
+
+  @Override
+  public String toString() {
+    return "CqErrEntry[context="
+        + opContext
+        + ", err="
+        + FiErrno.errorString(err)
+        + ", "
+        + errData
+        + "]";
+  }
+}

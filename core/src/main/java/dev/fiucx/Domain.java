@@ -1,0 +1,47 @@
+package dev.fiucx;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One provider instance: libfabric's {@code struct fid_domain}, the factory of every other object,
+ * and the home of {@code fi_query_atomic}. Set-up calls throw {@link FiException}.
+ */
+public interface Domain extends AutoCloseable {
+  /** The provider's name, e.g. {@code ucx}. */
+  String providerName();
+
+  /**
+   * {@code fi_query_atomic}: flags 0 (base), {@code FETCH_ATOMIC} or {@code COMPARE_ATOMIC},
+   * optionally with {@code TAGGED}. Throws {@code FI_EBADFLAGS} for other flags or FETCH with
+   * COMPARE, {@code FI_EOPNOTSUPP} when the cell is not supported.
+   */
+  AtomicAttr queryAtomic(FiDatatype datatype, FiOp op, long flags);
+
+  /** {@code fi_endpoint}: an RDM endpoint. */
+  Endpoint openEndpoint();
+
+  /** {@code fi_av_open}, type {@code FI_AV_TABLE}. */
+  AddressVector openAddressVector();
+
+  /** {@code fi_cq_open} with room for {@code size} entries. */
+  CompletionQueue openCompletionQueue(int size);
+
+  /** {@code fi_cntr_open}. */
+  Counter openCounter();
+
+  /**
+   * {@code fi_mr_reg} of user memory for remote {@code access} ({@code REMOTE_READ}, {@code
+   * REMOTE_WRITE}). The segment must be native, 8-byte aligned and a multiple of 8 bytes long.
+   */
+  MemoryRegion registerMemory(MemorySegment segment, long access);
+
+  /**
+   * Memory that the provider allocates and registers, zeroed: the fast path where the transport can
+   * use CPU atomics (UCX shared memory). No libfabric call does this; it is {@code fi_mr_reg} of
+   * memory the provider chose.
+   */
+  MemoryRegion allocateMemory(long size, long access);
+
+  @Override
+  void close();
+}

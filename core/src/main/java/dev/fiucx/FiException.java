@@ -1,0 +1,22 @@
+package dev.fiucx;
+
+/** A set-up call failed with a libfabric error number; hot-path calls return the code instead. */
+public class FiException extends RuntimeException {
+  private static final long serialVersionUID = 1L;
+  private final int errno;
+
+  public FiException(int errno, String message) {
+    super(FiErrno.errorString(errno) + ": " + message);
+    this.errno = Math.abs(errno);
+  }
+
+  public FiException(int errno, String message, Throwable cause) {
+    super(FiErrno.errorString(errno) + ": " + message, cause);
+    this.errno = Math.abs(errno);
+  }
+
+  /** The positive {@link FiErrno} value. */
+  public int errno() {
+    return errno;
+  }
+}

@@ -1,0 +1,9 @@
+package dev.fiucx;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A local buffer of {@code count} elements: libfabric's {@code struct fi_ioc}. The segment may be
+ * longer than {@code count} elements; only the first {@code count} are used.
+ */
+public record Ioc(MemorySegment addr, long count) {}

@@ -1,0 +1,25 @@
+package dev.fiucx;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Memory that peers may target with atomics: libfabric's {@code struct fid_mr} ({@code fi_mr_reg},
+ * or memory the provider allocated). Its {@link #key()} is an unguessable 64-bit value that the
+ * initiator passes as {@code key}; closing the region revokes the key.
+ */
+public interface MemoryRegion extends AutoCloseable {
+  /** {@code fi_mr_key}. */
+  long key();
+
+  /** The local memory: 8-byte aligned, its size padded to a multiple of 8. */
+  MemorySegment segment();
+
+  /** {@code FiFlags.REMOTE_READ} and/or {@code FiFlags.REMOTE_WRITE}. */
+  long access();
+
+  /** The address peers use for byte 0: 0 with offset addressing, else the virtual address. */
+  long baseAddress();
+
+  @Override
+  void close();
+}

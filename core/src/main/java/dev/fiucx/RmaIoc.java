@@ -1,0 +1,8 @@
+package dev.fiucx;
+
+/**
+ * A remote run of {@code count} elements: libfabric's {@code struct fi_rma_ioc}. {@code addr} is a
+ * byte offset into the target region unless the domain was opened with virtual addressing; {@code
+ * key} is the region's key.
+ */
+public record RmaIoc(long addr, long count, long key) {}

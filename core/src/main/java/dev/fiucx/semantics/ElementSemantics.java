@@ -1,0 +1,88 @@
+package dev.fiucx.semantics;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
+
+import dev.fiucx.FiDatatype;
+import dev.fiucx.FiOp;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteOrder;
+
+/**
+ * The reference semantics of fi_atomic(3) on one element in memory: what libfabric's {@code
+ * util_atomic.c} does, bit for bit, for every valid (op, datatype). The caller has checked validity
+ * against {@link AtomicTable}; the fetch and compare families pass a result segment that receives
+ * the initial value.
+ */
+public final class ElementSemantics {
+  static {
+    if (ByteOrder.nativeOrder() != ByteOrder.LITTLE_ENDIAN) {
+      throw new ExceptionInInitializerError("fiucx's memory images are little-endian (x86-64)");
+    }
+  }
+
+  private ElementSemantics() {}
+
+  /**
+   * Applies {@code op} to the element at {@code target[t]}. {@code operand} is ignored (may be
+   * null) for ATOMIC_READ, {@code compare} outside the compare family, {@code result} in the base
+   * family.
+   */
+  public static void apply(
+      FiOp op,
+      FiDatatype dt,
+      MemorySegment target,
+      long t,
+      MemorySegment operand,
+      long o,
+      MemorySegment compare,
+      long c,
+      MemorySegment result,
+      long r) {
+    if (result != null) {
+      MemorySegment.copy(target, t, result, r, dt.size());
+    }
+    if (op == FiOp.ATOMIC_READ) {
+      return;
+    }
+    if (dt.size() > 8) {
+      WideSemantics.apply(op, dt, target, t, operand, o, compare, c);
+      return;
+    }
+    long old = load(target, t, dt.size());
+    long next =
+        ScalarSemantics.compute(
+            op,
+            dt,
+            old,
+            load(operand, o, dt.size()),
+            compare == null ? 0 : load(compare, c, dt.size()));
+    if (next != old) {
+      store(target, t, dt.size(), next);
+    }
+  }
+
+  /** The element's bits, little-endian, zero-extended. */
+  public static long load(MemorySegment s, long off, int size) {
+    return switch (size) {
+      case 1 -> s.get(JAVA_BYTE, off) & 0xFFL;
+      case 2 -> s.get(JAVA_SHORT_UNALIGNED, off) & 0xFFFFL;
+      case 4 -> s.get(JAVA_INT_UNALIGNED, off) & 0xFFFFFFFFL;
+      case 8 -> s.get(JAVA_LONG_UNALIGNED, off);
+      default -> throw new IllegalArgumentException("no scalar of " + size + " bytes");
+    };
+  }
+
+  /** Writes the low {@code size} bytes of {@code bits}, little-endian. */
+  public static void store(MemorySegment s, long off, int size, long bits) {
+    switch (size) {
+      case 1 -> s.set(JAVA_BYTE, off, (byte) bits);
+      case 2 -> s.set(JAVA_SHORT_UNALIGNED, off, (short) bits);
+      case 4 -> s.set(JAVA_INT_UNALIGNED, off, (int) bits);
+      case 8 -> s.set(JAVA_LONG_UNALIGNED, off, bits);
+      default -> throw new IllegalArgumentException("no scalar of " + size + " bytes");
+    }
+  }
+}

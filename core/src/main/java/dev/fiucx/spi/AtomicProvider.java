@@ -1,0 +1,22 @@
+package dev.fiucx.spi;
+
+import dev.fiucx.Domain;
+import dev.fiucx.DomainAttr;
+
+/**
+ * A transport that implements fiucx's API, found by {@link java.util.ServiceLoader} (list it in
+ * {@code META-INF/services/dev.fiucx.spi.AtomicProvider}); {@code core} never names one.
+ */
+public interface AtomicProvider {
+  /** Short name, e.g. {@code ucx}. */
+  String name();
+
+  /** Whether {@link #openDomain} can work here (native library present, native access on). */
+  boolean isAvailable();
+
+  /** Why it is not available, or null. */
+  String unavailabilityCause();
+
+  /** Opens a domain; throws {@link dev.fiucx.FiException} on failure. */
+  Domain openDomain(DomainAttr attr);
+}
