@@ -1,0 +1,125 @@
+package dev.fiucx.completion;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.fiucx.CqEntry;
+import dev.fiucx.CqErrEntry;
+import dev.fiucx.FiErrno;
+import dev.fiucx.FiFlags;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+class CompletionRingTest {
+  private static CqEntry[] entries(int n) {
+    CqEntry[] e = new CqEntry[n];
+    for (int i = 0; i < n; i++) {
+      e[i] = new CqEntry();
+    }
+    return e;
+  }
+
+  @Test
+  void completionsComeOutInOrderWithTheirContexts() {
+    CompletionRing cq = new CompletionRing(4, () -> 0);
+    Object a = "a";
+    Object b = "b";
+    assertTrue(cq.reserve());
+    assertTrue(cq.reserve());
+    cq.complete(a, FiFlags.ATOMIC | FiFlags.READ, 8);
+    cq.complete(b, FiFlags.ATOMIC | FiFlags.WRITE, 16);
+    CqEntry[] out = entries(4);
+    assertEquals(2, cq.read(out, 4));
+    assertSame(a, out[0].opContext);
+    assertEquals(FiFlags.ATOMIC | FiFlags.READ, out[0].flags);
+    assertEquals(8, out[0].len);
+    assertSame(b, out[1].opContext);
+    assertEquals(16, out[1].len);
+    assertEquals(-FiErrno.EAGAIN, cq.read(out, 4));
+  }
+
+  @Test
+  void reservationsNeverExceedTheCapacityAndReadsFreeThem() {
+    CompletionRing cq = new CompletionRing(3, () -> 0); // rounds up to 4
+    for (int i = 0; i < 4; i++) {
+      assertTrue(cq.reserve());
+    }
+    assertFalse(cq.reserve());
+    cq.complete(1, 0, 0);
+    assertFalse(cq.reserve());
+    assertEquals(1, cq.read(entries(1), 1));
+    assertTrue(cq.reserve());
+    cq.release();
+    assertTrue(cq.reserve());
+  }
+
+  @Test
+  void anErrorIsSignalledByEavailAndReadWithReadErr() {
+    CompletionRing cq = new CompletionRing(4, () -> 0);
+    assertTrue(cq.reserve());
+    CqErrEntry err = new CqErrEntry();
+    err.opContext = "ctx";
+    err.err = FiErrno.ECONNRESET;
+    err.errData = "peer went away";
+    cq.fail(err);
+    assertEquals(-FiErrno.EAVAIL, cq.read(entries(1), 1));
+    CqErrEntry got = new CqErrEntry();
+    assertEquals(1, cq.readErr(got));
+    assertEquals("ctx", got.opContext);
+    assertEquals(FiErrno.ECONNRESET, got.err);
+    assertEquals("peer went away", got.errData);
+    assertEquals(-FiErrno.EAGAIN, cq.readErr(got));
+    assertEquals(-FiErrno.EAGAIN, cq.read(entries(1), 1));
+  }
+
+  @Test
+  void anEmptyReadProgressesAndSreadTimesOut() {
+    AtomicInteger calls = new AtomicInteger();
+    CompletionRing cq = new CompletionRing(4, calls::incrementAndGet);
+    assertEquals(-FiErrno.EAGAIN, cq.read(entries(1), 1));
+    assertEquals(1, calls.get());
+    assertEquals(-FiErrno.EAGAIN, cq.sread(entries(1), 1, 20));
+    assertTrue(calls.get() > 1);
+  }
+
+  @Test
+  void aProgressCallThatCompletesIsSeenBySread() {
+    CompletionRing[] self = new CompletionRing[1];
+    self[0] =
+        new CompletionRing(
+            4,
+            () -> {
+              self[0].complete("late", 0, 4);
+              return 1;
+            });
+    assertTrue(self[0].reserve());
+    CqEntry[] out = entries(1);
+    assertEquals(1, self[0].sread(out, 1, 1000));
+    assertEquals("late", out[0].opContext);
+  }
+
+  @Test
+  void counterWaitsProgressesAndReportsErrors() {
+    CompletionCounter[] self = new CompletionCounter[1];
+    AtomicInteger ticks = new AtomicInteger();
+    self[0] =
+        new CompletionCounter(
+            () -> {
+              if (ticks.incrementAndGet() <= 3) {
+                self[0].increment();
+              }
+              return 1;
+            });
+    assertEquals(0, self[0].waitFor(3, 1000));
+    assertEquals(3, self[0].read());
+    assertEquals(-FiErrno.ETIMEDOUT, self[0].waitFor(4, 20));
+    self[0].add(10);
+    assertEquals(13, self[0].read());
+    self[0].set(0);
+    assertEquals(0, self[0].read());
+    self[0].incrementErrors();
+    assertEquals(1, self[0].readErr());
+  }
+}
