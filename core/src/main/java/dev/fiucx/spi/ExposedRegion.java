@@ -1,0 +1,19 @@
+package dev.fiucx.spi;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Local memory a transport exposes to peers under an unguessable 64-bit key. Closing it revokes the
+ * key: peers that resolved it are told, and later operations on it fail.
+ */
+public interface ExposedRegion extends AutoCloseable {
+  long key();
+
+  /** The exposed bytes (for allocated memory, the transport's allocation). */
+  MemorySegment segment();
+
+  long access();
+
+  @Override
+  void close();
+}

@@ -1,0 +1,19 @@
+package dev.fiucx.spi;
+
+/**
+ * A peer's exposed region as the initiator resolved it: where it is, how long, what it allows. The
+ * transport-specific handle (a UCX rkey) lives in the implementation.
+ */
+public interface RemoteRegion {
+  /** The region's first byte as a virtual address at the peer. */
+  long base();
+
+  /** Length in bytes. */
+  long length();
+
+  /** {@code FI_REMOTE_READ | FI_REMOTE_WRITE} as granted by the peer. */
+  long access();
+
+  /** True once the peer closed the region; posting to it is then refused. */
+  boolean revoked();
+}

@@ -1,0 +1,57 @@
+package dev.fiucx.spi;
+
+/**
+ * One connected peer: resolves the peer's keys and posts one-element atomics to its memory. Posting
+ * returns {@link #DONE} when the operation completed at once (its result is in place), {@link
+ * #PENDING} when {@link TransportCompletions#completed} will report it with the given token, or a
+ * negative {@code fi_errno} when it could not be posted (nothing was sent).
+ */
+public interface TransportPeer extends AutoCloseable {
+  int DONE = 0;
+  int PENDING = 1;
+
+  /**
+   * The region behind {@code key} as last resolved, or null when this peer's key has not been
+   * resolved yet. Allocation-free.
+   */
+  RemoteRegion cached(long key);
+
+  /**
+   * Asks the peer what {@code key} is, progressing until it answers, and caches the answer. Returns
+   * 0, {@code -FI_EKEYREJECTED} when the peer knows no such key, or {@code -FI_ETIMEDOUT} / {@code
+   * -FI_EIO} when the peer does not answer.
+   */
+  int resolve(long key);
+
+  /**
+   * Posts {@code remote[offset] op= value} on a 4- or 8-byte word. {@code resultAddress} is the
+   * native address that receives the old value, or 0 for no fetch. SWAP always fetches.
+   */
+  int postAtomic(
+      RemoteRegion remote,
+      long offset,
+      RemoteAtomicOp op,
+      int size,
+      long value,
+      long resultAddress,
+      long token);
+
+  /**
+   * Posts a compare-and-swap of a 4- or 8-byte word: stores {@code swap} when the word equals
+   * {@code compare}; the old value lands at {@code resultAddress} (required).
+   */
+  int postCompareSwap(
+      RemoteRegion remote,
+      long offset,
+      int size,
+      long compare,
+      long swap,
+      long resultAddress,
+      long token);
+
+  /** Whether the connection failed (peer died or unreachable); posts then fail with an errno. */
+  boolean failed();
+
+  @Override
+  void close();
+}
