@@ -7,22 +7,29 @@ import dev.fiucx.FiErrno;
 import dev.fiucx.spi.Progress;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
- * A completion queue: a single-producer single-consumer ring of successful completions (the
- * producer is whoever progresses the provider, the consumer the reader) and a queue of error
- * entries. Writing a success allocates nothing. Room is reserved when an operation is posted
- * ({@link #reserve}), so a completion never finds the ring full.
+ * A completion queue: a multi-producer single-consumer ring of successful completions and a queue
+ * of error entries. Producers are the posting thread (operations that complete at once) and whoever
+ * progresses the provider (a progress thread under automatic progress); the consumer is the reader.
+ * A producer claims a slot, fills it and publishes it through the slot's sequence number, so the
+ * reader never sees a half-written entry. Writing a success allocates nothing. Room is reserved
+ * when an operation is posted ({@link #reserve}), so a completion never finds the ring full.
  */
 public final class CompletionRing implements CompletionQueue {
   private final Object[] contexts;
   private final long[] flags;
   private final long[] lengths;
   private final int mask;
+
+  /** Per slot: the position whose entry it holds, plus one, once that entry is readable. */
+  private final AtomicLongArray published;
+
   private final Progress progress;
   private final ConcurrentLinkedQueue<CqErrEntry> errors = new ConcurrentLinkedQueue<>();
 
-  /** Next slot to write; only the producer moves it. */
+  /** Next slot to claim; producers move it. */
   private final AtomicLong tail = new AtomicLong();
 
   /** Next slot to read; only the consumer moves it. */
@@ -44,6 +51,7 @@ public final class CompletionRing implements CompletionQueue {
     this.flags = new long[capacity];
     this.lengths = new long[capacity];
     this.mask = capacity - 1;
+    this.published = new AtomicLongArray(capacity);
     this.progress = progress;
   }
 
@@ -65,20 +73,28 @@ public final class CompletionRing implements CompletionQueue {
     reserved.decrementAndGet();
   }
 
-  /** Writes a success into a reserved slot. Producer side. */
+  /** Writes a success into a reserved slot. Producer side, any thread. */
   public void complete(Object context, long opFlags, long len) {
-    long t = tail.get();
+    long t = tail.getAndIncrement();
     int i = (int) (t & mask);
     contexts[i] = context;
     flags[i] = opFlags;
     lengths[i] = len;
-    tail.lazySet(t + 1);
+    published.lazySet(i, t + 1);
   }
 
   /** Writes an error entry, giving back its reservation. */
   public void fail(CqErrEntry entry) {
-    errors.add(entry);
+    failUnreserved(entry);
     reserved.decrementAndGet();
+  }
+
+  /**
+   * Writes an error entry for an operation that reserved no room (it asked for no completion):
+   * errors are reported whether or not a completion was asked for.
+   */
+  public void failUnreserved(CqErrEntry entry) {
+    errors.add(entry);
   }
 
   @Override
@@ -96,15 +112,19 @@ public final class CompletionRing implements CompletionQueue {
 
   private int drain(CqEntry[] entries, int max) {
     long h = head.get();
-    long available = tail.get() - h;
-    int n = (int) Math.min(available, Math.min(max, entries.length));
-    for (int k = 0; k < n; k++) {
-      int i = (int) ((h + k) & mask);
-      CqEntry e = entries[k];
+    int limit = Math.min(max, entries.length);
+    int n = 0;
+    while (n < limit) {
+      int i = (int) ((h + n) & mask);
+      if (published.get(i) != h + n + 1) {
+        break;
+      }
+      CqEntry e = entries[n];
       e.opContext = contexts[i];
       e.flags = flags[i];
       e.len = lengths[i];
       contexts[i] = null;
+      n++;
     }
     if (n > 0) {
       head.lazySet(h + n);

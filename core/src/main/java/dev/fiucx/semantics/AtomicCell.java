@@ -24,6 +24,19 @@ public record AtomicCell(
     String reason) {
 
   /** The attributes {@code fi_query_atomic} reports for a valid cell. */
+  /**
+   * The alignment a remote element address must have: the element size up to 8 bytes (the native 4-
+   * and 8-byte atomics need it, and 1- and 2-byte elements must not straddle their 4-byte word), 8
+   * for DOUBLE_COMPLEX (two doubles) and 16 for the long doubles, as C aligns them on x86-64.
+   */
+  public int alignment() {
+    return switch (datatype) {
+      case DOUBLE_COMPLEX -> 8;
+      case LONG_DOUBLE, LONG_DOUBLE_COMPLEX -> 16;
+      default -> datatype.size();
+    };
+  }
+
   public AtomicAttr attr() {
     return new AtomicAttr(count, size, mechanism, reason);
   }

@@ -122,4 +122,42 @@ class CompletionRingTest {
     self[0].incrementErrors();
     assertEquals(1, self[0].readErr());
   }
+
+  @Test
+  void twoProducersLoseNothingAndTheReaderSeesWholeEntries() throws Exception {
+    CompletionRing cq = new CompletionRing(1024, () -> 0);
+    int perProducer = 100_000;
+    Runnable produce =
+        () -> {
+          for (int i = 0; i < perProducer; i++) {
+            while (!cq.reserve()) {
+              Thread.onSpinWait();
+            }
+            long v = ((long) Thread.currentThread().threadId() << 32) | i;
+            cq.complete(v, v, v);
+          }
+        };
+    Thread a = new Thread(produce);
+    Thread b = new Thread(produce);
+    a.start();
+    b.start();
+    CqEntry[] out = entries(64);
+    java.util.Map<Long, Integer> next = new java.util.HashMap<>();
+    int seen = 0;
+    while (seen < 2 * perProducer) {
+      int n = cq.read(out, 64);
+      for (int k = 0; k < n; k++) {
+        long v = (Long) out[k].opContext;
+        assertEquals(v, out[k].flags);
+        assertEquals(v, out[k].len);
+        int expected = next.getOrDefault(v >>> 32, 0);
+        assertEquals(expected, (int) v, "each producer's entries arrive in its order");
+        next.put(v >>> 32, expected + 1);
+      }
+      seen += Math.max(n, 0);
+    }
+    a.join();
+    b.join();
+    assertEquals(2, next.size());
+  }
 }

@@ -1,0 +1,119 @@
+package dev.fiucx.dispatch;
+
+import dev.fiucx.AtomicFamily;
+import dev.fiucx.FiErrno;
+import dev.fiucx.Mechanism;
+import dev.fiucx.completion.PendingOperations;
+import dev.fiucx.semantics.AtomicCell;
+import dev.fiucx.semantics.ElementSemantics;
+import dev.fiucx.spi.RemoteAtomicOp;
+import dev.fiucx.spi.TransportPeer;
+
+/**
+ * Carries out a validated call element by element, by the mechanism its cell names. A NATIVE
+ * element is one remote atomic; the emulated mechanisms come with the emulation engines. An
+ * endpoint owns one dispatcher and fills its element walks for each call, so a call allocates
+ * nothing.
+ */
+public final class Dispatcher {
+  public final LocalElements operands = new LocalElements();
+  public final LocalElements compares = new LocalElements();
+  public final LocalElements results = new LocalElements();
+  public final RemoteElements targets = new RemoteElements();
+
+  /** Where a base-family ATOMIC_WRITE's unwanted old value goes: UCX's SWAP always fetches. */
+  private final long discardAddress;
+
+  /**
+   * @param discardAddress 8 bytes of native memory that the transport may write at any time
+   */
+  public Dispatcher(long discardAddress) {
+    this.discardAddress = discardAddress;
+  }
+
+  /**
+   * Posts all {@code elements} of the call to {@code peer}; each pending element is counted in
+   * {@code slot} of {@code pending} and reported to the transport with {@code token}. Returns 0
+   * when at least one element went out (a later failure is then recorded in the slot and reaches
+   * the completion queue), or the negative {@code fi_errno} of the first element when nothing did.
+   */
+  public int post(
+      AtomicCell cell,
+      TransportPeer peer,
+      long elements,
+      PendingOperations pending,
+      int slot,
+      long token) {
+    if (cell.mechanism() != Mechanism.NATIVE) {
+      return -FiErrno.EOPNOTSUPP;
+    }
+    int size = cell.size();
+    boolean readsOperand = cell.op() != dev.fiucx.FiOp.ATOMIC_READ;
+    boolean fetches = cell.family() != AtomicFamily.BASE;
+    boolean compares = cell.family() == AtomicFamily.COMPARE;
+    targets.rewind(size);
+    operands.rewind(size);
+    this.compares.rewind(size);
+    results.rewind(size);
+    int rc = 0;
+    for (long e = 0; e < elements; e++) {
+      targets.next();
+      if (readsOperand) {
+        operands.next();
+      }
+      if (fetches) {
+        results.next();
+      }
+      if (compares) {
+        this.compares.next();
+      }
+      pending.expect(slot);
+      rc = postNative(cell, peer, size, readsOperand, fetches, compares, token);
+      if (rc != TransportPeer.PENDING) {
+        pending.unexpect(slot);
+      }
+      if (rc < 0) {
+        if (e == 0) {
+          break;
+        }
+        pending.fail(slot, rc);
+        rc = 0;
+        break;
+      }
+    }
+    forget();
+    return rc < 0 ? rc : 0;
+  }
+
+  private int postNative(
+      AtomicCell cell,
+      TransportPeer peer,
+      int size,
+      boolean readsOperand,
+      boolean fetches,
+      boolean compares,
+      long token) {
+    RemoteAtomicOp op = cell.nativeOp();
+    long value =
+        readsOperand ? ElementSemantics.load(operands.segment, operands.elementOffset, size) : 0;
+    if (compares) {
+      // Only CSWAP is native in the compare family.
+      long expected =
+          ElementSemantics.load(this.compares.segment, this.compares.elementOffset, size);
+      return peer.postCompareSwap(
+          targets.region, targets.elementOffset, size, expected, value, results.address(), token);
+    }
+    long resultAddress =
+        fetches ? results.address() : op == RemoteAtomicOp.SWAP ? discardAddress : 0;
+    return peer.postAtomic(
+        targets.region, targets.elementOffset, op, size, value, resultAddress, token);
+  }
+
+  /** Drops the references to the caller's buffers that a call left in the element walks. */
+  public void forget() {
+    operands.forget();
+    compares.forget();
+    results.forget();
+    targets.forget();
+  }
+}

@@ -1,0 +1,126 @@
+package dev.fiucx.dispatch;
+
+import dev.fiucx.FiErrno;
+import dev.fiucx.Ioc;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One local side of a call (operands, compare values or results) as a walk over its elements: one
+ * buffer or up to {@link #MAX_IOV} iovs. Reused from call to call, so a call allocates nothing.
+ */
+public final class LocalElements {
+  /** The most iovs one call takes ({@code iov_limit}). */
+  public static final int MAX_IOV = 16;
+
+  /** How a side's buffers must be. */
+  public enum Need {
+    /** Read by Java: any segment. */
+    READABLE,
+    /** Written by the transport: a native segment. */
+    NATIVE,
+    /** Ignored (ATOMIC_READ's operand): may be null, only the count matters. */
+    COUNT_ONLY
+  }
+
+  private final MemorySegment[] segments = new MemorySegment[MAX_IOV];
+  private final long[] counts = new long[MAX_IOV];
+  private int iovs;
+  private int iov;
+  private long left;
+  private long offset;
+  private int size;
+
+  /** The segment of the current element, after {@link #next}. */
+  MemorySegment segment;
+
+  /** The current element's byte offset in {@link #segment}. */
+  long elementOffset;
+
+  /** One buffer of {@code count} elements. */
+  public void set(MemorySegment buffer, long count) {
+    segments[0] = buffer;
+    counts[0] = count;
+    iovs = 1;
+  }
+
+  /** The first {@code count} iovs; {@code -FI_EINVAL} for more than {@link #MAX_IOV} or none. */
+  public int set(Ioc[] iov, int count) {
+    if (iov == null || count <= 0 || count > MAX_IOV || count > iov.length) {
+      iovs = 0;
+      return -FiErrno.EINVAL;
+    }
+    for (int i = 0; i < count; i++) {
+      if (iov[i] == null) {
+        iovs = 0;
+        return -FiErrno.EINVAL;
+      }
+      segments[i] = iov[i].addr();
+      counts[i] = iov[i].count();
+    }
+    iovs = count;
+    return 0;
+  }
+
+  /** No buffers (the side is absent). */
+  public void clear() {
+    iovs = 0;
+  }
+
+  /**
+   * The number of elements the side holds, or {@code -FI_EINVAL} when a buffer is missing, shorter
+   * than its count, a negative count, or (for {@link Need#NATIVE}) not native memory.
+   */
+  public long check(int elementSize, Need need) {
+    long total = 0;
+    for (int i = 0; i < iovs; i++) {
+      long n = counts[i];
+      MemorySegment s = segments[i];
+      if (n < 0) {
+        return -FiErrno.EINVAL;
+      }
+      if (need != Need.COUNT_ONLY) {
+        if (s == null || n > s.byteSize() / elementSize) {
+          return -FiErrno.EINVAL;
+        }
+        if (need == Need.NATIVE && !s.isNative()) {
+          return -FiErrno.EINVAL;
+        }
+      }
+      total += n;
+    }
+    return total;
+  }
+
+  /** Starts a walk over elements of {@code elementSize} bytes. */
+  void rewind(int elementSize) {
+    size = elementSize;
+    iov = -1;
+    left = 0;
+  }
+
+  /** Moves to the next element. */
+  void next() {
+    while (left == 0) {
+      iov++;
+      left = counts[iov];
+      offset = 0;
+    }
+    segment = segments[iov];
+    elementOffset = offset;
+    offset += size;
+    left--;
+  }
+
+  /** The current element's native address (for a {@link Need#NATIVE} side). */
+  long address() {
+    return segment.address() + elementOffset;
+  }
+
+  /** Drops references to the caller's buffers once a call is posted. */
+  void forget() {
+    for (int i = 0; i < iovs; i++) {
+      segments[i] = null;
+    }
+    iovs = 0;
+  }
+}

@@ -1,0 +1,127 @@
+package dev.fiucx.dispatch;
+
+import dev.fiucx.FiErrno;
+import dev.fiucx.RmaIoc;
+import dev.fiucx.semantics.AtomicCell;
+import dev.fiucx.spi.RemoteRegion;
+import dev.fiucx.spi.TransportPeer;
+import dev.fiucx.validation.RemoteChecks;
+
+/**
+ * The remote side of a call as a walk over its elements: one (address, count, key) or up to {@link
+ * LocalElements#MAX_IOV} {@code fi_rma_ioc}s. {@link #resolve} turns each key into the peer's
+ * region and checks every range before anything is posted. Reused from call to call.
+ */
+public final class RemoteElements {
+  private static final int MAX = LocalElements.MAX_IOV;
+  private final long[] addrs = new long[MAX];
+  private final long[] counts = new long[MAX];
+  private final long[] keys = new long[MAX];
+  private final long[] offsets = new long[MAX];
+  private final RemoteRegion[] regions = new RemoteRegion[MAX];
+  private int iovs;
+  private int iov;
+  private long left;
+  private long offset;
+  private int size;
+
+  /** The region of the current element, after {@link #next}. */
+  RemoteRegion region;
+
+  /** The current element's byte offset in {@link #region}. */
+  long elementOffset;
+
+  public void set(long addr, long count, long key) {
+    addrs[0] = addr;
+    counts[0] = count;
+    keys[0] = key;
+    iovs = 1;
+  }
+
+  /** {@code -FI_EINVAL} for more than {@link LocalElements#MAX_IOV} or no rma iovs. */
+  public int set(RmaIoc[] rma, int count) {
+    if (rma == null || count <= 0 || count > MAX || count > rma.length) {
+      iovs = 0;
+      return -FiErrno.EINVAL;
+    }
+    for (int i = 0; i < count; i++) {
+      if (rma[i] == null) {
+        iovs = 0;
+        return -FiErrno.EINVAL;
+      }
+      addrs[i] = rma[i].addr();
+      counts[i] = rma[i].count();
+      keys[i] = rma[i].key();
+    }
+    iovs = count;
+    return 0;
+  }
+
+  /** Total elements, or {@code -FI_EINVAL} for a negative count. */
+  public long total() {
+    long total = 0;
+    for (int i = 0; i < iovs; i++) {
+      if (counts[i] < 0) {
+        return -FiErrno.EINVAL;
+      }
+      total += counts[i];
+    }
+    return total;
+  }
+
+  /**
+   * Resolves every key at {@code peer} (asking it on first use) and checks each range with {@link
+   * RemoteChecks}. Addresses are offsets into the region, or virtual addresses at the peer when
+   * {@code virtualAddressing}. Returns 0 or the first negative {@code fi_errno}.
+   */
+  public int resolve(TransportPeer peer, AtomicCell cell, boolean virtualAddressing, long access) {
+    for (int i = 0; i < iovs; i++) {
+      RemoteRegion r = peer.cached(keys[i]);
+      if (r == null) {
+        int rc = peer.resolve(keys[i]);
+        if (rc < 0) {
+          return rc;
+        }
+        r = peer.cached(keys[i]);
+        if (r == null) {
+          return -FiErrno.EKEYREJECTED;
+        }
+      }
+      long off = virtualAddressing ? addrs[i] - r.base() : addrs[i];
+      long bytes = counts[i] > Long.MAX_VALUE / cell.size() ? -1 : counts[i] * cell.size();
+      int rc = RemoteChecks.range(r, off, bytes, cell.alignment(), access);
+      if (rc < 0) {
+        return rc;
+      }
+      regions[i] = r;
+      offsets[i] = off;
+    }
+    return 0;
+  }
+
+  void rewind(int elementSize) {
+    size = elementSize;
+    iov = -1;
+    left = 0;
+  }
+
+  void next() {
+    while (left == 0) {
+      iov++;
+      left = counts[iov];
+      offset = offsets[iov];
+    }
+    region = regions[iov];
+    elementOffset = offset;
+    offset += size;
+    left--;
+  }
+
+  void forget() {
+    for (int i = 0; i < iovs; i++) {
+      regions[i] = null;
+    }
+    region = null;
+    iovs = 0;
+  }
+}

@@ -1,0 +1,184 @@
+package dev.fiucx.engine;
+
+import dev.fiucx.AddressVector;
+import dev.fiucx.AtomicAttr;
+import dev.fiucx.CompletionQueue;
+import dev.fiucx.Counter;
+import dev.fiucx.Domain;
+import dev.fiucx.DomainAttr;
+import dev.fiucx.Endpoint;
+import dev.fiucx.FiDatatype;
+import dev.fiucx.FiOp;
+import dev.fiucx.Mechanism;
+import dev.fiucx.completion.CompletionCounter;
+import dev.fiucx.completion.CompletionRing;
+import dev.fiucx.dispatch.NativeSelfTest;
+import dev.fiucx.dispatch.ProviderTable;
+import dev.fiucx.semantics.AtomicTable;
+import dev.fiucx.spi.Progress;
+import dev.fiucx.spi.Transport;
+import dev.fiucx.spi.TransportCompletions;
+import java.lang.foreign.MemorySegment;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
+
+/**
+ * A domain built on any {@link Transport}: it self-tests the transport's native atomics, derives
+ * its own atomic table, and opens the endpoints, queues, counters, address vectors and regions of
+ * fi_atomic(3). Providers open one with their transport; the engine is the same for all.
+ */
+public final class EngineDomain implements Domain, TransportCompletions {
+  /** The mechanisms the engine carries out today. */
+  static final Set<Mechanism> BUILT = EnumSet.of(Mechanism.NATIVE);
+
+  /** Token owner of the self-test's operations (endpoints use their index). */
+  private static final int SELF_TEST = 0x7FFF_FFFF;
+
+  private final String providerName;
+  private final DomainAttr attr;
+  private final NativeSelfTest selfTest = new NativeSelfTest();
+  private final Transport transport;
+  private final List<NativeSelfTest.Demotion> demotions;
+  private final AtomicTable table;
+  private final Progress progress;
+  private final ProgressThread progressThread;
+  private final List<AutoCloseable> opened = new CopyOnWriteArrayList<>();
+  private volatile EngineEndpoint[] endpoints = new EngineEndpoint[0];
+
+  /**
+   * @param openTransport opens the transport with the completions it must report to; it is asked
+   *     for a thread-safe transport when {@code attr} asks for automatic progress
+   */
+  public EngineDomain(
+      String providerName,
+      DomainAttr attr,
+      Function<TransportCompletions, Transport> openTransport) {
+    this.providerName = providerName;
+    this.attr = attr;
+    this.transport = openTransport.apply(this);
+    try {
+      this.demotions = selfTest.run(transport, (long) SELF_TEST << 32);
+    } catch (RuntimeException e) {
+      transport.close();
+      throw e;
+    }
+    this.table = ProviderTable.build(demotions, BUILT);
+    if (attr.progress() == DomainAttr.Progress.AUTO) {
+      this.progressThread = new ProgressThread(transport, "fiucx-progress-" + providerName);
+      this.progress = Progress.NONE;
+    } else {
+      this.progressThread = null;
+      this.progress = transport::progress;
+    }
+  }
+
+  @Override
+  public String providerName() {
+    return providerName;
+  }
+
+  /** This domain's atomic table: what it carries out, and how. */
+  public AtomicTable table() {
+    return table;
+  }
+
+  /** The native ops the self-test found wrong on this machine. */
+  public List<NativeSelfTest.Demotion> demotions() {
+    return demotions;
+  }
+
+  /** The transport's description: library version, transports, atomic mode. */
+  public Map<String, String> describe() {
+    return transport.describe();
+  }
+
+  /** Progresses the transport once (manual progress); returns the events processed. */
+  public int progress() {
+    return progress.progress();
+  }
+
+  DomainAttr attr() {
+    return attr;
+  }
+
+  Transport transport() {
+    return transport;
+  }
+
+  @Override
+  public AtomicAttr queryAtomic(FiDatatype datatype, FiOp op, long flags) {
+    return table.query(datatype, op, flags);
+  }
+
+  @Override
+  public synchronized Endpoint openEndpoint() {
+    EngineEndpoint[] old = endpoints;
+    EngineEndpoint[] next = java.util.Arrays.copyOf(old, old.length + 1);
+    EngineEndpoint ep = new EngineEndpoint(this, old.length, progress);
+    next[old.length] = ep;
+    endpoints = next;
+    opened.add(ep);
+    return ep;
+  }
+
+  @Override
+  public AddressVector openAddressVector() {
+    EngineAddressVector av = new EngineAddressVector(transport);
+    opened.add(av);
+    return av;
+  }
+
+  @Override
+  public CompletionQueue openCompletionQueue(int size) {
+    return new CompletionRing(size, progress);
+  }
+
+  @Override
+  public Counter openCounter() {
+    return new CompletionCounter(progress);
+  }
+
+  @Override
+  public dev.fiucx.MemoryRegion registerMemory(MemorySegment segment, long access) {
+    EngineMemoryRegion mr = new EngineMemoryRegion(transport.register(segment, access));
+    opened.add(mr);
+    return mr;
+  }
+
+  @Override
+  public dev.fiucx.MemoryRegion allocateMemory(long size, long access) {
+    EngineMemoryRegion mr = new EngineMemoryRegion(transport.allocate(size, access));
+    opened.add(mr);
+    return mr;
+  }
+
+  /** Routes a transport completion to the endpoint (or self-test) named in its token. */
+  @Override
+  public void completed(long token, int status) {
+    int owner = (int) (token >>> 32);
+    if (owner == SELF_TEST) {
+      selfTest.completed(token, status);
+      return;
+    }
+    endpoints[owner].completed((int) token, status);
+  }
+
+  @Override
+  public void close() {
+    for (int i = opened.size() - 1; i >= 0; i--) {
+      try {
+        opened.get(i).close();
+      } catch (Exception e) {
+        // Closing the rest matters more than one failure; the transport reports its own.
+      }
+    }
+    if (progressThread != null) {
+      progressThread.close();
+    }
+    transport.close();
+  }
+}

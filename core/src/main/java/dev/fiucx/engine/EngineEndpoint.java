@@ -1,0 +1,507 @@
+package dev.fiucx.engine;
+
+import dev.fiucx.AddressVector;
+import dev.fiucx.AtomicFamily;
+import dev.fiucx.AtomicMsg;
+import dev.fiucx.CompletionQueue;
+import dev.fiucx.Counter;
+import dev.fiucx.Endpoint;
+import dev.fiucx.FiDatatype;
+import dev.fiucx.FiErrno;
+import dev.fiucx.FiException;
+import dev.fiucx.FiFlags;
+import dev.fiucx.FiOp;
+import dev.fiucx.Ioc;
+import dev.fiucx.MemoryRegion;
+import dev.fiucx.completion.CompletionCounter;
+import dev.fiucx.completion.CompletionRing;
+import dev.fiucx.completion.PendingOperations;
+import dev.fiucx.dispatch.Dispatcher;
+import dev.fiucx.dispatch.LocalElements.Need;
+import dev.fiucx.semantics.AtomicCell;
+import dev.fiucx.semantics.AtomicTable;
+import dev.fiucx.spi.Progress;
+import dev.fiucx.spi.TransportPeer;
+import dev.fiucx.validation.LocalChecks;
+import dev.fiucx.validation.RemoteChecks;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * {@code fid_ep} for atomics: each of the 13 calls fills the dispatcher's element walks, then one
+ * path validates (flags, cell, counts, buffers, then every remote range), takes a completion slot
+ * and dispatches. Calls return 0 or a negative {@code fi_errno} and allocate nothing on success.
+ * One thread at a time may call an endpoint ({@code FI_THREAD_ENDPOINT}); completions may be
+ * written by the domain's progress thread.
+ */
+final class EngineEndpoint implements Endpoint {
+  private static final int IN_FLIGHT = 4096;
+  private static final long FENCE_TIMEOUT_NANOS = 30_000_000_000L;
+
+  private final EngineDomain domain;
+  private final int index;
+  private final AtomicTable table;
+  private final boolean virtualAddressing;
+  private final Progress progress;
+  private final PendingOperations pending = new PendingOperations(IN_FLIGHT);
+  private final Arena arena = Arena.ofShared();
+  private final Dispatcher dispatcher;
+  private EngineAddressVector av;
+  private CompletionRing cq;
+  private boolean selective;
+  private CompletionCounter readCounter;
+  private CompletionCounter writeCounter;
+  private boolean enabled;
+  private volatile boolean closed;
+
+  EngineEndpoint(EngineDomain domain, int index, Progress progress) {
+    this.domain = domain;
+    this.index = index;
+    this.table = domain.table();
+    this.virtualAddressing = domain.attr().virtualAddressing();
+    this.progress = progress;
+    this.dispatcher = new Dispatcher(arena.allocate(8, 8).address());
+  }
+
+  @Override
+  public void bind(CompletionQueue queue, long flags) {
+    if (!(queue instanceof CompletionRing ring)) {
+      throw new FiException(FiErrno.EINVAL, "not a completion queue of this provider");
+    }
+    if ((flags & ~(FiFlags.TRANSMIT | FiFlags.RECV | FiFlags.SELECTIVE_COMPLETION)) != 0) {
+      throw new FiException(FiErrno.EBADFLAGS, "fi_ep_bind(cq): 0x" + Long.toHexString(flags));
+    }
+    requireDisabled();
+    cq = ring;
+    selective = (flags & FiFlags.SELECTIVE_COMPLETION) != 0;
+  }
+
+  @Override
+  public void bind(Counter counter, long flags) {
+    if (!(counter instanceof CompletionCounter c)) {
+      throw new FiException(FiErrno.EINVAL, "not a counter of this provider");
+    }
+    if ((flags & ~(FiFlags.READ | FiFlags.WRITE)) != 0 || flags == 0) {
+      throw new FiException(
+          FiErrno.EBADFLAGS, "fi_ep_bind(cntr) takes FI_READ and/or FI_WRITE for atomics");
+    }
+    requireDisabled();
+    if ((flags & FiFlags.READ) != 0) {
+      readCounter = c;
+    }
+    if ((flags & FiFlags.WRITE) != 0) {
+      writeCounter = c;
+    }
+  }
+
+  @Override
+  public void bind(AddressVector addresses) {
+    if (!(addresses instanceof EngineAddressVector a)) {
+      throw new FiException(FiErrno.EINVAL, "not an address vector of this provider");
+    }
+    requireDisabled();
+    av = a;
+  }
+
+  @Override
+  public void enable() {
+    if (av == null) {
+      throw new FiException(FiErrno.ENOAV, "bind an address vector before fi_enable");
+    }
+    enabled = true;
+  }
+
+  @Override
+  public byte[] name() {
+    return domain.transport().address();
+  }
+
+  private void requireDisabled() {
+    if (enabled) {
+      throw new FiException(FiErrno.EOPBADSTATE, "the endpoint is already enabled");
+    }
+  }
+
+  private long defaultFlags() {
+    return selective ? 0 : FiFlags.COMPLETION;
+  }
+
+  // --- base family ---
+
+  @Override
+  public int atomic(
+      MemorySegment buf,
+      long count,
+      MemoryRegion desc,
+      long destAddr,
+      long addr,
+      long key,
+      FiDatatype datatype,
+      FiOp op,
+      Object context) {
+    dispatcher.operands.set(buf, count);
+    dispatcher.targets.set(addr, count, key);
+    return submit(AtomicFamily.BASE, op, datatype, destAddr, context, defaultFlags());
+  }
+
+  @Override
+  public int atomicv(
+      Ioc[] iov,
+      MemoryRegion[] desc,
+      int count,
+      long destAddr,
+      long addr,
+      long key,
+      FiDatatype datatype,
+      FiOp op,
+      Object context) {
+    int rc = dispatcher.operands.set(iov, count);
+    if (rc < 0) {
+      return rc;
+    }
+    dispatcher.targets.set(addr, dispatcher.operands.check(1, Need.COUNT_ONLY), key);
+    return submit(AtomicFamily.BASE, op, datatype, destAddr, context, defaultFlags());
+  }
+
+  @Override
+  public int atomicmsg(AtomicMsg msg, long flags) {
+    int rc = setMessage(msg);
+    return rc < 0
+        ? rc
+        : submit(AtomicFamily.BASE, msg.op(), msg.datatype(), msg.addr(), msg.context(), flags);
+  }
+
+  @Override
+  public int injectAtomic(
+      MemorySegment buf,
+      long count,
+      long destAddr,
+      long addr,
+      long key,
+      FiDatatype datatype,
+      FiOp op) {
+    dispatcher.operands.set(buf, count);
+    dispatcher.targets.set(addr, count, key);
+    return submit(AtomicFamily.BASE, op, datatype, destAddr, null, FiFlags.INJECT);
+  }
+
+  // --- fetch family ---
+
+  @Override
+  public int fetchAtomic(
+      MemorySegment buf,
+      long count,
+      MemoryRegion desc,
+      MemorySegment result,
+      MemoryRegion resultDesc,
+      long destAddr,
+      long addr,
+      long key,
+      FiDatatype datatype,
+      FiOp op,
+      Object context) {
+    dispatcher.operands.set(buf, count);
+    dispatcher.results.set(result, count);
+    dispatcher.targets.set(addr, count, key);
+    return submit(AtomicFamily.FETCH, op, datatype, destAddr, context, defaultFlags());
+  }
+
+  @Override
+  public int fetchAtomicv(
+      Ioc[] iov,
+      MemoryRegion[] desc,
+      int count,
+      Ioc[] resultv,
+      MemoryRegion[] resultDesc,
+      int resultCount,
+      long destAddr,
+      long addr,
+      long key,
+      FiDatatype datatype,
+      FiOp op,
+      Object context) {
+    int rc = setLocal(iov, count, null, 0, resultv, resultCount);
+    if (rc < 0) {
+      return rc;
+    }
+    dispatcher.targets.set(addr, dispatcher.operands.check(1, Need.COUNT_ONLY), key);
+    return submit(AtomicFamily.FETCH, op, datatype, destAddr, context, defaultFlags());
+  }
+
+  @Override
+  public int fetchAtomicmsg(
+      AtomicMsg msg, Ioc[] resultv, MemoryRegion[] resultDesc, int resultCount, long flags) {
+    int rc = setMessage(msg);
+    if (rc < 0) {
+      return rc;
+    }
+    rc = dispatcher.results.set(resultv, resultCount);
+    return rc < 0
+        ? rc
+        : submit(AtomicFamily.FETCH, msg.op(), msg.datatype(), msg.addr(), msg.context(), flags);
+  }
+
+  // --- compare family ---
+
+  @Override
+  public int compareAtomic(
+      MemorySegment buf,
+      long count,
+      MemoryRegion desc,
+      MemorySegment compare,
+      MemoryRegion compareDesc,
+      MemorySegment result,
+      MemoryRegion resultDesc,
+      long destAddr,
+      long addr,
+      long key,
+      FiDatatype datatype,
+      FiOp op,
+      Object context) {
+    dispatcher.operands.set(buf, count);
+    dispatcher.compares.set(compare, count);
+    dispatcher.results.set(result, count);
+    dispatcher.targets.set(addr, count, key);
+    return submit(AtomicFamily.COMPARE, op, datatype, destAddr, context, defaultFlags());
+  }
+
+  @Override
+  public int compareAtomicv(
+      Ioc[] iov,
+      MemoryRegion[] desc,
+      int count,
+      Ioc[] comparev,
+      MemoryRegion[] compareDesc,
+      int compareCount,
+      Ioc[] resultv,
+      MemoryRegion[] resultDesc,
+      int resultCount,
+      long destAddr,
+      long addr,
+      long key,
+      FiDatatype datatype,
+      FiOp op,
+      Object context) {
+    int rc = setLocal(iov, count, comparev, compareCount, resultv, resultCount);
+    if (rc < 0) {
+      return rc;
+    }
+    dispatcher.targets.set(addr, dispatcher.operands.check(1, Need.COUNT_ONLY), key);
+    return submit(AtomicFamily.COMPARE, op, datatype, destAddr, context, defaultFlags());
+  }
+
+  @Override
+  public int compareAtomicmsg(
+      AtomicMsg msg,
+      Ioc[] comparev,
+      MemoryRegion[] compareDesc,
+      int compareCount,
+      Ioc[] resultv,
+      MemoryRegion[] resultDesc,
+      int resultCount,
+      long flags) {
+    int rc = setMessage(msg);
+    if (rc < 0) {
+      return rc;
+    }
+    rc = dispatcher.compares.set(comparev, compareCount);
+    if (rc < 0) {
+      return rc;
+    }
+    rc = dispatcher.results.set(resultv, resultCount);
+    return rc < 0
+        ? rc
+        : submit(AtomicFamily.COMPARE, msg.op(), msg.datatype(), msg.addr(), msg.context(), flags);
+  }
+
+  // --- valid ---
+
+  @Override
+  public long atomicValid(FiDatatype datatype, FiOp op) {
+    return table.valid(AtomicFamily.BASE, op, datatype);
+  }
+
+  @Override
+  public long fetchAtomicValid(FiDatatype datatype, FiOp op) {
+    return table.valid(AtomicFamily.FETCH, op, datatype);
+  }
+
+  @Override
+  public long compareAtomicValid(FiDatatype datatype, FiOp op) {
+    return table.valid(AtomicFamily.COMPARE, op, datatype);
+  }
+
+  private int setMessage(AtomicMsg msg) {
+    if (msg == null) {
+      return -FiErrno.EINVAL;
+    }
+    int rc = dispatcher.operands.set(msg.msgIov(), msg.msgIov() == null ? 0 : msg.msgIov().length);
+    if (rc < 0) {
+      return rc;
+    }
+    return dispatcher.targets.set(msg.rmaIov(), msg.rmaIov() == null ? 0 : msg.rmaIov().length);
+  }
+
+  private int setLocal(
+      Ioc[] iov, int count, Ioc[] comparev, int compareCount, Ioc[] resultv, int resultCount) {
+    int rc = dispatcher.operands.set(iov, count);
+    if (rc == 0 && comparev != null) {
+      rc = dispatcher.compares.set(comparev, compareCount);
+    }
+    if (rc == 0) {
+      rc = dispatcher.results.set(resultv, resultCount);
+    }
+    return rc;
+  }
+
+  /** The one path every call takes: validate, take a slot, dispatch. */
+  private int submit(
+      AtomicFamily family,
+      FiOp op,
+      FiDatatype datatype,
+      long destAddr,
+      Object context,
+      long flags) {
+    int rc = validateAndPost(family, op, datatype, destAddr, context, flags);
+    if (rc < 0) {
+      dispatcher.forget();
+    }
+    return rc;
+  }
+
+  private int validateAndPost(
+      AtomicFamily family,
+      FiOp op,
+      FiDatatype datatype,
+      long destAddr,
+      Object context,
+      long flags) {
+    if (closed || !enabled) {
+      return -FiErrno.EOPBADSTATE;
+    }
+    int rc = LocalChecks.flags(flags);
+    if (rc < 0) {
+      return rc;
+    }
+    if (op == null || datatype == null) {
+      return -FiErrno.EINVAL;
+    }
+    AtomicCell cell = table.cell(family, op, datatype);
+    rc = LocalChecks.cell(cell);
+    if (rc < 0) {
+      return rc;
+    }
+    long elements = dispatcher.targets.total();
+    if (elements < 0) {
+      return (int) elements;
+    }
+    rc = LocalChecks.count(cell, elements);
+    if (rc < 0) {
+      return rc;
+    }
+    rc = checkLocal(cell, elements);
+    if (rc < 0) {
+      return rc;
+    }
+    TransportPeer peer = av.peer(destAddr);
+    if (peer == null) {
+      return -FiErrno.EADDRNOTAVAIL;
+    }
+    if (peer.failed()) {
+      return -FiErrno.ECONNRESET;
+    }
+    long access = RemoteChecks.accessFor(family.fetches(), op == FiOp.ATOMIC_READ);
+    rc = dispatcher.targets.resolve(peer, cell, virtualAddressing, access);
+    if (rc < 0) {
+      return rc;
+    }
+    if ((flags & FiFlags.FENCE) != 0) {
+      rc = awaitEarlierOperations();
+      if (rc < 0) {
+        return rc;
+      }
+    }
+    return post(cell, peer, elements, context, flags);
+  }
+
+  /** Every local side must be usable and hold as many elements as the remote side. */
+  private int checkLocal(AtomicCell cell, long elements) {
+    int size = cell.size();
+    long n =
+        dispatcher.operands.check(
+            size, cell.op() == FiOp.ATOMIC_READ ? Need.COUNT_ONLY : Need.READABLE);
+    int rc = n < 0 ? (int) n : LocalChecks.sameCount(elements, n);
+    if (rc == 0 && cell.family() != AtomicFamily.BASE) {
+      n = dispatcher.results.check(size, Need.NATIVE);
+      rc = n < 0 ? (int) n : LocalChecks.sameCount(elements, n);
+    }
+    if (rc == 0 && cell.family() == AtomicFamily.COMPARE) {
+      n = dispatcher.compares.check(size, Need.READABLE);
+      rc = n < 0 ? (int) n : LocalChecks.sameCount(elements, n);
+    }
+    return rc;
+  }
+
+  private int post(AtomicCell cell, TransportPeer peer, long elements, Object context, long flags) {
+    boolean wantCompletion =
+        (flags & FiFlags.INJECT) == 0 && (!selective || (flags & FiFlags.COMPLETION) != 0);
+    if (wantCompletion && cq == null) {
+      return -FiErrno.ENOCQ;
+    }
+    if (wantCompletion && !cq.reserve()) {
+      return -FiErrno.EAGAIN;
+    }
+    boolean reads = cell.family() != AtomicFamily.BASE;
+    long cqFlags = FiFlags.ATOMIC | (reads ? FiFlags.READ : FiFlags.WRITE);
+    int slot =
+        pending.open(context, cq, wantCompletion, reads ? readCounter : writeCounter, cqFlags);
+    if (slot < 0) {
+      if (wantCompletion) {
+        cq.release();
+      }
+      return slot;
+    }
+    long token = ((long) index << 32) | slot;
+    int rc = dispatcher.post(cell, peer, elements, pending, slot, token);
+    if (rc < 0) {
+      pending.cancel(slot);
+      return rc;
+    }
+    pending.posted(slot);
+    return 0;
+  }
+
+  /** FI_FENCE: the fenced operation starts once every earlier one has completed. */
+  private int awaitEarlierOperations() {
+    long deadline = System.nanoTime() + FENCE_TIMEOUT_NANOS;
+    while (pending.inFlight() > 0) {
+      if (System.nanoTime() - deadline > 0) {
+        return -FiErrno.ETIMEDOUT;
+      }
+      if (progress.progress() == 0) {
+        Thread.onSpinWait();
+      }
+    }
+    return 0;
+  }
+
+  /** A transport completion for one of this endpoint's slots. */
+  void completed(int slot, int status) {
+    pending.completed(slot, status);
+  }
+
+  /** Operations posted and not yet completed. */
+  int inFlight() {
+    return pending.inFlight();
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    awaitEarlierOperations();
+    arena.close();
+  }
+}

@@ -1,0 +1,47 @@
+package dev.fiucx.engine;
+
+import dev.fiucx.spi.Transport;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Automatic progress: one daemon thread that progresses the transport, spinning while there is work
+ * and parking briefly when there is none, so a process that only exposes memory still serves its
+ * peers' software atomics.
+ */
+final class ProgressThread implements AutoCloseable {
+  private static final int SPINS_BEFORE_PARK = 10_000;
+  private static final long PARK_NANOS = 50_000;
+
+  private final Transport transport;
+  private final Thread thread;
+  private volatile boolean running = true;
+
+  ProgressThread(Transport transport, String name) {
+    this.transport = transport;
+    this.thread = Thread.ofPlatform().daemon().name(name).unstarted(this::loop);
+    thread.start();
+  }
+
+  private void loop() {
+    int idle = 0;
+    while (running) {
+      if (transport.progress() > 0) {
+        idle = 0;
+      } else if (++idle > SPINS_BEFORE_PARK) {
+        LockSupport.parkNanos(PARK_NANOS);
+      } else {
+        Thread.onSpinWait();
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    running = false;
+    try {
+      thread.join(5_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
