@@ -42,6 +42,12 @@ public interface Domain extends AutoCloseable {
    */
   MemoryRegion allocateMemory(long size, long access);
 
+  /**
+   * What the provider says about itself, as {@code fi_info} and {@code ucx_info} would: library
+   * version, transports in use, atomic mode, and the native ops its self-test demoted.
+   */
+  java.util.Map<String, String> describe();
+
   @Override
   void close();
 }

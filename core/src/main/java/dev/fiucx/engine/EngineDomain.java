@@ -91,9 +91,18 @@ public final class EngineDomain implements Domain, TransportCompletions {
     return demotions;
   }
 
-  /** The transport's description: library version, transports, atomic mode. */
+  @Override
   public Map<String, String> describe() {
-    return transport.describe();
+    Map<String, String> facts = new java.util.LinkedHashMap<>(transport.describe());
+    facts.put("progress", attr.progress().name().toLowerCase(java.util.Locale.ROOT));
+    facts.put(
+        "self-test",
+        demotions.isEmpty()
+            ? "every native op proved right"
+            : demotions.size()
+                + " native ops demoted: "
+                + demotions.stream().map(NativeSelfTest.Demotion::reason).toList());
+    return facts;
   }
 
   /** Progresses the transport once (manual progress); returns the events processed. */

@@ -1,23 +1,224 @@
 package dev.fiucx.perf.cli;
 
-import dev.fiucx.semantics.AtomicTable;
+import dev.fiucx.AddressVector;
+import dev.fiucx.AtomicAttr;
+import dev.fiucx.AtomicFamily;
+import dev.fiucx.CompletionQueue;
+import dev.fiucx.CqEntry;
+import dev.fiucx.Domain;
+import dev.fiucx.DomainAttr;
+import dev.fiucx.Endpoint;
+import dev.fiucx.Fabric;
+import dev.fiucx.FiDatatype;
+import dev.fiucx.FiErrno;
+import dev.fiucx.FiException;
+import dev.fiucx.FiFlags;
+import dev.fiucx.FiOp;
+import dev.fiucx.conformance.remote.RemoteTarget;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
- * {@code fiucx demo}: the main job. Until the ucx provider exists it shows the capability table.
+ * {@code fiucx demo}: the main job. Starts a target process that exposes memory over UCX, runs a
+ * few atomics on it from this process, and shows for each its result, how it was carried out and
+ * what it cost; then the provider's whole capability table.
  */
 @Command(
     name = "demo",
     mixinStandardHelpOptions = true,
-    description = "Show what fiucx does: the capability table (over UCX once the provider exists).")
+    description =
+        "Run atomics from this process on a target process over UCX: results, mechanism, latency.")
 final class DemoCommand implements Callable<Integer> {
+  private static final HexFormat HEX = HexFormat.of();
+
+  @Option(
+      names = "--transport",
+      defaultValue = "shm",
+      description = "UCX transport: shm or tcp (default ${DEFAULT-VALUE})")
+  String transport;
+
+  @Option(
+      names = "--iterations",
+      defaultValue = "10000",
+      description = "operations timed per row (default ${DEFAULT-VALUE})")
+  int iterations;
+
+  /** One demonstrated call: family, op, datatype, operand and compare as little-endian hex. */
+  private record Row(
+      AtomicFamily family,
+      FiOp op,
+      FiDatatype datatype,
+      String initial,
+      String operand,
+      String compare) {}
+
+  private static final List<Row> ROWS =
+      List.of(
+          new Row(
+              AtomicFamily.FETCH,
+              FiOp.SUM,
+              FiDatatype.UINT64,
+              "0a00000000000000",
+              "0500000000000000",
+              null),
+          new Row(AtomicFamily.BASE, FiOp.SUM, FiDatatype.INT32, "ffffffff", "02000000", null),
+          new Row(
+              AtomicFamily.FETCH,
+              FiOp.ATOMIC_READ,
+              FiDatatype.DOUBLE,
+              "000000000000f83f",
+              null,
+              null),
+          new Row(
+              AtomicFamily.FETCH,
+              FiOp.ATOMIC_WRITE,
+              FiDatatype.FLOAT,
+              "0000803f",
+              "00000040",
+              null),
+          new Row(
+              AtomicFamily.COMPARE,
+              FiOp.CSWAP,
+              FiDatatype.UINT64,
+              "0700000000000000",
+              "0900000000000000",
+              "0700000000000000"),
+          new Row(AtomicFamily.FETCH, FiOp.BOR, FiDatatype.UINT32, "f0000000", "0f000000", null),
+          new Row(
+              AtomicFamily.FETCH,
+              FiOp.BXOR,
+              FiDatatype.UINT64,
+              "ff00000000000000",
+              "0f00000000000000",
+              null),
+          new Row(
+              AtomicFamily.BASE,
+              FiOp.MIN,
+              FiDatatype.INT64,
+              "0500000000000000",
+              "0300000000000000",
+              null));
+
   @Override
   public Integer call() {
-    System.out.println(
-        "fiucx demo: the whole fi_atomic(3) table, and how each cell is carried out");
-    System.out.println();
-    CapabilityTableView.print(AtomicTable.reference(), System.out);
-    return 0;
+    System.out.printf(
+        "fiucx demo: this process runs atomics on memory of a second process over UCX (%s)%n%n",
+        transport);
+    try (RemoteTarget target = new RemoteTarget("ucx", transport, 4096, false, false, List.of());
+        Domain domain =
+            Fabric.openDomain(
+                "ucx", new DomainAttr(transport, DomainAttr.Progress.MANUAL, false, Map.of()));
+        Arena arena = Arena.ofConfined()) {
+      domain.describe().forEach((k, v) -> System.out.printf("  %-12s %s%n", k, v));
+      System.out.println();
+      CompletionQueue cq = domain.openCompletionQueue(64);
+      AddressVector av = domain.openAddressVector();
+      Endpoint ep = domain.openEndpoint();
+      ep.bind(av);
+      ep.bind(cq, FiFlags.TRANSMIT);
+      ep.enable();
+      long peer = av.insert(target.address());
+      System.out.printf(
+          "  %-28s %-9s %-18s %-18s %-18s %s%n",
+          "call", "mechanism", "target before", "target after", "fetched", "latency");
+      for (Row row : ROWS) {
+        System.out.println("  " + run(row, domain, ep, cq, peer, target, arena));
+      }
+      System.out.println();
+      CapabilityTableView.print(InfoCommand.asked(domain), System.out);
+      return 0;
+    }
+  }
+
+  private String run(
+      Row row,
+      Domain domain,
+      Endpoint ep,
+      CompletionQueue cq,
+      long peer,
+      RemoteTarget target,
+      Arena arena) {
+    String call = row.family().label() + " " + row.op().fiName() + " " + row.datatype().fiName();
+    AtomicAttr attr;
+    try {
+      attr = domain.queryAtomic(row.datatype(), row.op(), row.family().queryFlag());
+    } catch (FiException e) {
+      return String.format("%-28s %-9s %s", call, "-", e.getMessage());
+    }
+    byte[] initial = HEX.parseHex(row.initial());
+    int size = row.datatype().size();
+    MemorySegment operand = row.operand() == null ? null : native_(arena, row.operand());
+    MemorySegment compare = row.compare() == null ? null : native_(arena, row.compare());
+    MemorySegment result = arena.allocate(size, 16);
+    CqEntry[] entries = {new CqEntry()};
+    target.set(0, initial);
+    int rc = post(row, ep, peer, target.key(), operand, compare, result);
+    if (rc < 0 || cq.sread(entries, 1, 10_000) != 1) {
+      return String.format(
+          "%-28s %-9s failed: %s", call, attr.mechanism(), FiErrno.errorString(rc));
+    }
+    String after = HEX.formatHex(target.get(0, size));
+    String fetched =
+        row.family() == AtomicFamily.BASE
+            ? "-"
+            : HEX.formatHex(result.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+    long start = System.nanoTime();
+    for (int i = 0; i < iterations; i++) {
+      post(row, ep, peer, target.key(), operand, compare, result);
+      cq.sread(entries, 1, 10_000);
+    }
+    double micros = (System.nanoTime() - start) / 1e3 / iterations;
+    return String.format(
+        "%-28s %-9s %-18s %-18s %-18s %.2f us",
+        call,
+        attr.mechanism().name().toLowerCase(java.util.Locale.ROOT),
+        row.initial(),
+        after,
+        fetched,
+        micros);
+  }
+
+  private static int post(
+      Row row,
+      Endpoint ep,
+      long peer,
+      long key,
+      MemorySegment operand,
+      MemorySegment compare,
+      MemorySegment result) {
+    return switch (row.family()) {
+      case BASE -> ep.atomic(operand, 1, null, peer, 0, key, row.datatype(), row.op(), row);
+      case FETCH ->
+          ep.fetchAtomic(
+              operand, 1, null, result, null, peer, 0, key, row.datatype(), row.op(), row);
+      case COMPARE ->
+          ep.compareAtomic(
+              operand,
+              1,
+              null,
+              compare,
+              null,
+              result,
+              null,
+              peer,
+              0,
+              key,
+              row.datatype(),
+              row.op(),
+              row);
+    };
+  }
+
+  private static MemorySegment native_(Arena arena, String hex) {
+    byte[] b = HEX.parseHex(hex);
+    MemorySegment s = arena.allocate(b.length, 16);
+    MemorySegment.copy(MemorySegment.ofArray(b), 0, s, 0, b.length);
+    return s;
   }
 }

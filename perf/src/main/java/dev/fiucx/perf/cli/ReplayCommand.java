@@ -1,5 +1,7 @@
 package dev.fiucx.perf.cli;
 
+import dev.fiucx.Fabric;
+import dev.fiucx.conformance.replay.ProviderEngine;
 import dev.fiucx.conformance.replay.ReferenceEngine;
 import dev.fiucx.conformance.replay.ReplayEngine;
 import dev.fiucx.conformance.replay.Replayer;
@@ -20,8 +22,15 @@ final class ReplayCommand implements Callable<Integer> {
   @Option(
       names = "--engine",
       defaultValue = "reference",
-      description = "engine: reference (default)")
+      description =
+          "reference (the reference semantics, in this process) or a provider name such as"
+              + " ucx (the target in a second process)")
   String engine;
+
+  @Option(
+      names = "--transport",
+      description = "the provider's transport: shm or tcp (default: the provider's choice)")
+  String transport;
 
   @Parameters(arity = "1..*", paramLabel = "FILE", description = "JSON Lines vector files")
   List<Path> files;
@@ -34,13 +43,18 @@ final class ReplayCommand implements Callable<Integer> {
         return 2;
       }
     }
-    ReplayEngine e =
-        switch (engine) {
-          case "reference" -> new ReferenceEngine();
-          default -> null;
-        };
-    if (e == null) {
-      System.err.println("fiucx replay: unknown engine '" + engine + "' (known: reference)");
+    ReplayEngine e;
+    if (engine.equals("reference")) {
+      e = new ReferenceEngine();
+    } else if (Fabric.providers().stream().anyMatch(p -> p.name().equals(engine))) {
+      e = new ProviderEngine(engine, transport, true);
+    } else {
+      System.err.println(
+          "fiucx replay: unknown engine '"
+              + engine
+              + "' (known: reference"
+              + Fabric.providers().stream().map(p -> ", " + p.name()).reduce("", String::concat)
+              + ")");
       return 2;
     }
     try (e) {

@@ -1,0 +1,93 @@
+package dev.fiucx.conformance.remote;
+
+import dev.fiucx.FiErrno;
+import dev.fiucx.FiException;
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Two "hosts" on one machine: network namespaces joined by a veth pair ({@code 10.77.x.1} and
+ * {@code 10.77.x.2}), made with iproute2 and removed on close. Processes run in a host through
+ * {@link #prefix}. Needs root (CAP_NET_ADMIN).
+ */
+public final class NetworkNamespaces implements AutoCloseable {
+  private final String a;
+  private final String b;
+
+  /** Creates the two hosts; names carry this process's pid so parallel runs do not clash. */
+  public NetworkNamespaces() {
+    long pid = ProcessHandle.current().pid();
+    a = "fiucx-a-" + pid;
+    b = "fiucx-b-" + pid;
+    int subnet = (int) (pid % 250) + 1;
+    String vethA = "fxa" + pid;
+    String vethB = "fxb" + pid;
+    try {
+      run("ip", "netns", "add", a);
+      run("ip", "netns", "add", b);
+      run("ip", "link", "add", vethA, "type", "veth", "peer", "name", vethB);
+      run("ip", "link", "set", vethA, "netns", a);
+      run("ip", "link", "set", vethB, "netns", b);
+      run("ip", "-n", a, "addr", "add", "10.77." + subnet + ".1/24", "dev", vethA);
+      run("ip", "-n", b, "addr", "add", "10.77." + subnet + ".2/24", "dev", vethB);
+      for (String[] nsDev : new String[][] {{a, vethA}, {b, vethB}, {a, "lo"}, {b, "lo"}}) {
+        run("ip", "-n", nsDev[0], "link", "set", nsDev[1], "up");
+      }
+    } catch (RuntimeException e) {
+      close();
+      throw e;
+    }
+  }
+
+  /** Whether this process may create namespaces (root with iproute2). */
+  public static boolean available() {
+    try {
+      Process p = new ProcessBuilder("ip", "netns", "list").redirectErrorStream(true).start();
+      return p.waitFor(5, TimeUnit.SECONDS) && p.exitValue() == 0 && isRoot();
+    } catch (IOException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  private static boolean isRoot() throws IOException, InterruptedException {
+    Process p = new ProcessBuilder("id", "-u").start();
+    String uid = new String(p.getInputStream().readAllBytes()).trim();
+    return p.waitFor(5, TimeUnit.SECONDS) && uid.equals("0");
+  }
+
+  /** The command prefix that runs a process in host {@code 0} or {@code 1}. */
+  public List<String> prefix(int host) {
+    return List.of("ip", "netns", "exec", host == 0 ? a : b);
+  }
+
+  private static void run(String... cmd) {
+    try {
+      Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+      String out = new String(p.getInputStream().readAllBytes());
+      if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) {
+        throw new FiException(FiErrno.EIO, String.join(" ", cmd) + " failed: " + out.trim());
+      }
+    } catch (IOException e) {
+      throw new FiException(FiErrno.EIO, String.join(" ", cmd), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new FiException(FiErrno.EINTR, String.join(" ", cmd), e);
+    }
+  }
+
+  @Override
+  public void close() {
+    for (String ns : new String[] {a, b}) {
+      try {
+        // deleting a namespace deletes the veth end inside it, and with it the pair
+        run("ip", "netns", "del", ns);
+      } catch (RuntimeException e) {
+        // a namespace that set-up never made; nothing to remove
+      }
+    }
+  }
+}

@@ -1,0 +1,226 @@
+package dev.fiucx.conformance.ucx;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.fiucx.AtomicMsg;
+import dev.fiucx.DomainAttr;
+import dev.fiucx.FiDatatype;
+import dev.fiucx.FiErrno;
+import dev.fiucx.FiFlags;
+import dev.fiucx.FiOp;
+import dev.fiucx.Ioc;
+import dev.fiucx.RmaIoc;
+import dev.fiucx.conformance.remote.RemoteTarget;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.List;
+import java.util.function.IntSupplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Bad input over UCX between two processes: each call gets its own error code, and the target's
+ * whole region is unchanged afterwards. fiucx checks everything itself, because UCX checks nothing
+ * (an out-of-range address crashes or corrupts the target).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class BadInputTest {
+  private static final int REGION = 4096;
+
+  private RemoteTarget target;
+  private UcxFixture ini;
+  private long peer;
+  private byte[] pattern;
+  private final Arena arena = Arena.ofShared();
+  private MemorySegment one;
+  private MemorySegment result;
+
+  @BeforeAll
+  void start() {
+    target = new RemoteTarget("ucx", "shm", REGION, false, false, List.of());
+    ini = new UcxFixture("shm", DomainAttr.Progress.AUTO);
+    peer = ini.av.insert(target.address());
+    pattern = new byte[REGION];
+    for (int i = 0; i < REGION; i++) {
+      pattern[i] = (byte) (i * 7 + 3);
+    }
+    target.set(0, pattern);
+    one = arena.allocate(16, 16);
+    one.set(ValueLayout.JAVA_LONG, 0, 1);
+    result = arena.allocate(4096, 16);
+  }
+
+  @AfterAll
+  void stop() {
+    ini.close();
+    target.close();
+    arena.close();
+  }
+
+  private void assertRejected(int errno, IntSupplier call) {
+    assertEquals(FiErrno.errorString(-errno), FiErrno.errorString(call.getAsInt()));
+    assertArrayEquals(pattern, target.get(0, REGION), "the target's region changed");
+  }
+
+  private int sum(long addr, long count, long key, MemorySegment buf) {
+    return ini.ep.atomic(buf, count, null, peer, addr, key, FiDatatype.UINT64, FiOp.SUM, "bad");
+  }
+
+  @Test
+  void outOfRangeAndStraddlingAreFaults() {
+    assertRejected(FiErrno.EFAULT, () -> sum(REGION, 1, target.key(), one));
+    assertRejected(FiErrno.EFAULT, () -> sum(REGION - 8, 2, target.key(), arena.allocate(16)));
+    assertRejected(FiErrno.EFAULT, () -> sum(1L << 40, 1, target.key(), one));
+    assertRejected(FiErrno.EFAULT, () -> sum(-8, 1, target.key(), one));
+  }
+
+  @Test
+  void misalignedAddressesAreInvalid() {
+    assertRejected(FiErrno.EINVAL, () -> sum(4, 1, target.key(), one));
+    assertRejected(
+        FiErrno.EINVAL,
+        () -> ini.ep.atomic(one, 1, null, peer, 2, target.key(), FiDatatype.INT32, FiOp.SUM, null));
+  }
+
+  @Test
+  void unknownKeysAreRejected() {
+    assertRejected(FiErrno.EKEYREJECTED, () -> sum(0, 1, target.key() + 1, one));
+    assertRejected(FiErrno.EKEYREJECTED, () -> sum(0, 1, 0, one));
+  }
+
+  @Test
+  void countsOutsideOneToTheLimit() {
+    assertRejected(FiErrno.EINVAL, () -> sum(0, 0, target.key(), one));
+    assertRejected(FiErrno.EMSGSIZE, () -> sum(0, 513, target.key(), arena.allocate(513 * 8)));
+  }
+
+  @Test
+  void nullAndShortBuffers() {
+    assertRejected(FiErrno.EINVAL, () -> sum(0, 1, target.key(), null));
+    assertRejected(FiErrno.EINVAL, () -> sum(0, 3, target.key(), one));
+    assertRejected(
+        FiErrno.EINVAL,
+        () ->
+            ini.ep.fetchAtomic(
+                one,
+                1,
+                null,
+                null,
+                null,
+                peer,
+                0,
+                target.key(),
+                FiDatatype.UINT64,
+                FiOp.SUM,
+                null));
+    assertRejected(
+        FiErrno.EINVAL,
+        () ->
+            ini.ep.fetchAtomic(
+                one,
+                1,
+                null,
+                MemorySegment.ofArray(new long[1]),
+                null,
+                peer,
+                0,
+                target.key(),
+                FiDatatype.UINT64,
+                FiOp.SUM,
+                null));
+  }
+
+  @Test
+  void cellsThatDoNotExistAndBadFlags() {
+    assertRejected(
+        FiErrno.EOPNOTSUPP,
+        () ->
+            ini.ep.atomic(one, 1, null, peer, 0, target.key(), FiDatatype.FLOAT, FiOp.BAND, null));
+    assertRejected(
+        FiErrno.EOPNOTSUPP,
+        () ->
+            ini.ep.atomic(
+                one, 1, null, peer, 0, target.key(), FiDatatype.UINT64, FiOp.CSWAP, null));
+    AtomicMsg msg =
+        new AtomicMsg(
+            new Ioc[] {new Ioc(one, 1)},
+            null,
+            peer,
+            new RmaIoc[] {new RmaIoc(0, 1, target.key())},
+            FiDatatype.UINT64,
+            FiOp.SUM,
+            null,
+            0);
+    assertRejected(FiErrno.EBADFLAGS, () -> ini.ep.atomicmsg(msg, FiFlags.TAGGED));
+  }
+
+  @Test
+  void unknownPeers() {
+    assertRejected(
+        FiErrno.EADDRNOTAVAIL,
+        () ->
+            ini.ep.atomic(
+                one, 1, null, peer + 5, 0, target.key(), FiDatatype.UINT64, FiOp.SUM, null));
+  }
+
+  @Test
+  void aReadOnlyRegionRefusesWritesAndServesReads() {
+    try (RemoteTarget readOnly = new RemoteTarget("ucx", "shm", 64, false, true, List.of())) {
+      long ro = ini.av.insert(readOnly.address());
+      byte[] before = readOnly.get(0, 64);
+      assertEquals(
+          -FiErrno.EACCES,
+          ini.ep.atomic(one, 1, null, ro, 0, readOnly.key(), FiDatatype.UINT64, FiOp.SUM, null));
+      assertEquals(
+          -FiErrno.EACCES,
+          ini.ep.fetchAtomic(
+              one,
+              1,
+              null,
+              result,
+              null,
+              ro,
+              0,
+              readOnly.key(),
+              FiDatatype.UINT64,
+              FiOp.SUM,
+              null));
+      assertEquals(
+          0,
+          ini.ep.fetchAtomic(
+              null,
+              1,
+              null,
+              result,
+              null,
+              ro,
+              8,
+              readOnly.key(),
+              FiDatatype.UINT64,
+              FiOp.ATOMIC_READ,
+              "read"));
+      assertEquals("read", ini.awaitCompletion());
+      assertArrayEquals(before, readOnly.get(0, 64));
+    }
+  }
+
+  @Test
+  void aClosedRegionsKeyIsRevoked() {
+    try (RemoteTarget closing = new RemoteTarget("ucx", "shm", 64, false, false, List.of())) {
+      long p = ini.av.insert(closing.address());
+      assertEquals(
+          0,
+          ini.ep.atomic(one, 1, null, p, 0, closing.key(), FiDatatype.UINT64, FiOp.SUM, "before"));
+      assertEquals("before", ini.awaitCompletion());
+      assertEquals(1, closing.get(0, 8)[0]);
+      closing.closeRegion();
+      assertEquals(
+          -FiErrno.EKEYREJECTED,
+          ini.ep.atomic(one, 1, null, p, 0, closing.key(), FiDatatype.UINT64, FiOp.SUM, "after"));
+    }
+  }
+}

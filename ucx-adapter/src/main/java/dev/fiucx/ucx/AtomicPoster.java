@@ -1,0 +1,254 @@
+package dev.fiucx.ucx;
+
+import static dev.fiucx.ucx.UcxConstants.*;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
+
+import dev.fiucx.FiErrno;
+import dev.fiucx.spi.TransportCompletions;
+import dev.fiucx.spi.TransportPeer;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+
+/**
+ * Posts one UCX atomic (or an endpoint flush) per call, on one transport's worker, without
+ * allocating: the {@code ucp_request_param_t} and the operand live in preallocated native scratch,
+ * and completions come back through one upcall stub made when the transport opens.
+ *
+ * <p>Completion protocol. The param asks for a callback with the engine's token as {@code
+ * user_data}. UCX then either returns NULL (done at once, and the callback is never called), an
+ * error code (nothing was sent), or a request; for a request we return {@link
+ * TransportPeer#PENDING} and never touch the pointer again: the callback, called from inside {@code
+ * ucp_worker_progress}, frees it and reports the token. So it does not matter whether another
+ * thread's progress completes the request before {@code ucp_atomic_op_nbx} has even returned.
+ *
+ * <p>Operand lifetime. UCX 1.13's default protocols (UCX_PROTO_ENABLE=n, which {@link UcxTransport}
+ * pins) copy the operand out of {@code buffer} inside the call, so one scratch word serves every
+ * post. The CSWAP swap value and every fetched result live in the caller's result buffer, which the
+ * engine keeps until completion.
+ */
+final class AtomicPoster {
+  // ucp_send_nbx_callback_t: void (*)(void *request, ucs_status_t status, void *user_data)
+  private static final FunctionDescriptor SEND_CALLBACK =
+      FunctionDescriptor.ofVoid(JAVA_LONG, JAVA_BYTE, JAVA_LONG);
+  private static final MethodHandle ON_COMPLETE;
+
+  static {
+    try {
+      ON_COMPLETE =
+          MethodHandles.lookup()
+              .findVirtual(
+                  AtomicPoster.class,
+                  "onComplete",
+                  MethodType.methodType(void.class, long.class, byte.class, long.class));
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  /** Scratch layout: the 72-byte param, then the operand word. */
+  private static final long OPERAND = PARAM_SIZE;
+
+  private static final long SCRATCH_SIZE = PARAM_SIZE + 8;
+  private static final int FETCH_MASK =
+      UCP_OP_ATTR_FIELD_CALLBACK
+          | UCP_OP_ATTR_FIELD_USER_DATA
+          | UCP_OP_ATTR_FIELD_DATATYPE
+          | UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+
+  /** Non-fetching: no callback, the flush that follows reports the token. */
+  private static final int POST_MASK = UCP_OP_ATTR_FIELD_DATATYPE;
+
+  private static final int FLUSH_MASK = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+  private static final long DT4 = ucpDtMakeContig(4);
+  private static final long DT8 = ucpDtMakeContig(8);
+
+  private final TransportCompletions completions;
+  private final boolean critical;
+  private final Arena arena;
+  private final long callback;
+  private final long discard;
+  private final MemorySegment single;
+  private final ThreadLocal<MemorySegment> perThread;
+  private volatile Throwable deferred;
+
+  /**
+   * @param threadSafe whether several threads post and progress at once (UCS_THREAD_MODE_MULTI):
+   *     then each thread gets its own scratch and calls go through the ordinary (non-critical)
+   *     downcall
+   */
+  @SuppressWarnings("restricted")
+  AtomicPoster(TransportCompletions completions, boolean threadSafe) {
+    this.completions = completions;
+    this.critical = !threadSafe;
+    this.arena = Arena.ofShared();
+    MemorySegment stub =
+        Linker.nativeLinker().upcallStub(ON_COMPLETE.bindTo(this), SEND_CALLBACK, arena);
+    this.callback = stub.address();
+    this.discard = arena.allocate(8, 8).address();
+    if (threadSafe) {
+      this.single = null;
+      this.perThread = ThreadLocal.withInitial(this::newScratch);
+    } else {
+      this.single = newScratch();
+      this.perThread = null;
+    }
+  }
+
+  private MemorySegment newScratch() {
+    MemorySegment s = arena.allocate(SCRATCH_SIZE, 8); // zeroed
+    s.set(JAVA_LONG, PARAM_CB, callback);
+    return s;
+  }
+
+  private MemorySegment scratch() {
+    return single != null ? single : perThread.get();
+  }
+
+  /**
+   * {@code remoteAddress op= operand} on a 4- or 8-byte word; {@code reply} (or 0) receives the old
+   * value. Returns DONE, PENDING or a negative fi_errno; either way the operation has been applied
+   * at the target when it completes.
+   *
+   * <p>A non-fetching atomic completes in UCX as soon as it has left (UCX frees the request inside
+   * the call), yet a software atomic (tcp, registered memory) is applied only when the target
+   * progresses. So a non-fetching ADD goes out as a fetching ADD into a discard word, whose reply
+   * proves it applied (one round trip); a non-fetching AND, OR or XOR is followed by an endpoint
+   * flush that carries the token and completes once every earlier operation on the endpoint is done
+   * at the target (two round trips over tcp). They cannot fetch into a discard word: Debian's UCX
+   * 1.13.1 computes fetching AND, OR and XOR wrongly on shared memory. On a CPU-atomic lane (shared
+   * memory, allocated memory) the atomic is applied inside the call and the flush returns at once.
+   */
+  int post(
+      long ep,
+      long rkey,
+      long remoteAddress,
+      int opcode,
+      int size,
+      long operand,
+      long reply,
+      long token) {
+    if (reply == 0) {
+      if (opcode == UCP_ATOMIC_OP_SWAP) {
+        return -FiErrno.EINVAL; // UCX asserts (or crashes) on a swap without a reply buffer
+      }
+      if (opcode == UCP_ATOMIC_OP_ADD) {
+        reply = discard; // written by every such ADD, read by nobody
+      }
+    }
+    MemorySegment s = scratch();
+    s.set(JAVA_INT, PARAM_OP_ATTR_MASK, reply == 0 ? POST_MASK : FETCH_MASK);
+    s.set(JAVA_LONG, PARAM_DATATYPE, size == 8 ? DT8 : DT4);
+    s.set(JAVA_LONG, PARAM_USER_DATA, token);
+    s.set(JAVA_LONG, PARAM_REPLY_BUFFER, reply);
+    if (size == 8) {
+      s.set(JAVA_LONG, OPERAND, operand);
+    } else {
+      s.set(JAVA_INT, OPERAND, (int) operand);
+    }
+    long base = s.address();
+    long status =
+        UcpNative.atomicOpNbx(critical, ep, opcode, base + OPERAND, remoteAddress, rkey, base);
+    if (reply != 0) {
+      return outcome(status);
+    }
+    if (UcsStatus.isError(status)) {
+      return UcsStatus.toFiErrno((int) status);
+    }
+    if (status != 0) {
+      UcpNative.requestFree(status); // UCX 1.13 never returns one for a post; if it does, let go
+    }
+    return postFlush(ep, token);
+  }
+
+  /**
+   * Compare-and-swap: UCX takes the compare value as the operand and the swap value in the reply
+   * buffer, which receives the old value.
+   */
+  int postCompareSwap(
+      long ep,
+      long rkey,
+      long remoteAddress,
+      int size,
+      long compare,
+      long swap,
+      long reply,
+      long token) {
+    if (reply == 0) {
+      return -FiErrno.EINVAL;
+    }
+    if (size == 8) {
+      UcpNative.ALL.set(JAVA_LONG_UNALIGNED, reply, swap);
+    } else {
+      UcpNative.ALL.set(JAVA_INT_UNALIGNED, reply, (int) swap);
+    }
+    return post(ep, rkey, remoteAddress, UCP_ATOMIC_OP_CSWAP, size, compare, reply, token);
+  }
+
+  /**
+   * Flushes {@code ep}: completes (DONE, or PENDING then the token) once every operation posted to
+   * it before has completed at the target.
+   */
+  int postFlush(long ep, long token) {
+    MemorySegment s = scratch();
+    s.set(JAVA_INT, PARAM_OP_ATTR_MASK, FLUSH_MASK);
+    s.set(JAVA_LONG, PARAM_USER_DATA, token);
+    return outcome(UcpNative.epFlushNbx(ep, s.address()));
+  }
+
+  private static int outcome(long statusPtr) {
+    if (statusPtr == 0) {
+      return TransportPeer.DONE;
+    }
+    if (UcsStatus.isError(statusPtr)) {
+      return UcsStatus.toFiErrno((int) statusPtr);
+    }
+    return TransportPeer.PENDING;
+  }
+
+  /**
+   * The upcall, inside ucp_worker_progress. Freeing the request here is allowed: UCX marks it
+   * completed before calling back, so ucp_request_free returns it to the pool at once. Nothing may
+   * escape into native code, so a failure of the engine's handler is kept for {@link
+   * #rethrowDeferred}.
+   */
+  @SuppressWarnings("unused") // called through ON_COMPLETE
+  private void onComplete(long request, byte status, long token) {
+    try {
+      UcpNative.requestFree(request);
+      completions.completed(token, UcsStatus.toFiErrno(status));
+    } catch (Throwable t) {
+      if (deferred == null) {
+        deferred = t;
+      }
+    }
+  }
+
+  /** Rethrows, once, what a completion handler threw inside an upcall. */
+  void rethrowDeferred() {
+    Throwable t = deferred;
+    if (t != null) {
+      deferred = null;
+      if (t instanceof RuntimeException r) {
+        throw r;
+      }
+      if (t instanceof Error e) {
+        throw e;
+      }
+      throw new IllegalStateException("completion handler failed", t);
+    }
+  }
+
+  /** Frees the stub and scratch; only after the worker is destroyed (no more callbacks). */
+  void close() {
+    arena.close();
+  }
+}

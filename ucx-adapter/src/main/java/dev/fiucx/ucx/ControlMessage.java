@@ -1,0 +1,144 @@
+package dev.fiucx.ucx;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * The control protocol between transports, carried as UCX active messages (one AM id per kind,
+ * little-endian payload in the AM data). Initiators are named by a random 64-bit instance id and
+ * their peer number, so a target can answer the right {@link UcxPeer} of the right transport.
+ */
+sealed interface ControlMessage {
+  // AM ids ("FI" + kind), registered on every worker
+  int AM_RESOLVE = 0x4931;
+  int AM_RESOLVE_REPLY = 0x4932;
+  int AM_REVOKE = 0x4933;
+  int AM_REVOKE_ACK = 0x4934;
+  int AM_RELEASE = 0x4935;
+  int[] AM_IDS = {AM_RESOLVE, AM_RESOLVE_REPLY, AM_REVOKE, AM_REVOKE_ACK, AM_RELEASE};
+
+  /** The active message id this kind travels under. */
+  int amId();
+
+  /** The payload. */
+  byte[] encode();
+
+  /**
+   * Initiator to target: what is {@code key}? Carries the initiator's worker address so the target
+   * can open an endpoint back for the reply and, later, for a revoke.
+   */
+  record Resolve(
+      long requestId, long key, long initiatorId, int initiatorPeer, byte[] initiatorAddress)
+      implements ControlMessage {
+    @Override
+    public int amId() {
+      return AM_RESOLVE;
+    }
+
+    @Override
+    public byte[] encode() {
+      ByteBuffer b = buffer(8 + 8 + 8 + 4 + 4 + initiatorAddress.length);
+      b.putLong(requestId).putLong(key).putLong(initiatorId).putInt(initiatorPeer);
+      b.putInt(initiatorAddress.length).put(initiatorAddress);
+      return b.array();
+    }
+  }
+
+  /** Target to initiator: the region behind the key, or {@code found == false}. */
+  record ResolveReply(
+      long requestId,
+      int initiatorPeer,
+      boolean found,
+      long base,
+      long length,
+      long access,
+      byte[] rkey)
+      implements ControlMessage {
+    @Override
+    public int amId() {
+      return AM_RESOLVE_REPLY;
+    }
+
+    @Override
+    public byte[] encode() {
+      ByteBuffer b = buffer(8 + 4 + 4 + 8 + 8 + 8 + 4 + rkey.length);
+      b.putLong(requestId).putInt(initiatorPeer).putInt(found ? 1 : 0);
+      b.putLong(base).putLong(length).putLong(access).putInt(rkey.length).put(rkey);
+      return b.array();
+    }
+  }
+
+  /** Target to initiator: {@code key} is closing; stop using it, flush, then acknowledge. */
+  record Revoke(long key, int initiatorPeer) implements ControlMessage {
+    @Override
+    public int amId() {
+      return AM_REVOKE;
+    }
+
+    @Override
+    public byte[] encode() {
+      return buffer(12).putLong(key).putInt(initiatorPeer).array();
+    }
+  }
+
+  /** Initiator to target: every operation on {@code key} from this peer has completed. */
+  record RevokeAck(long key, long initiatorId, int initiatorPeer) implements ControlMessage {
+    @Override
+    public int amId() {
+      return AM_REVOKE_ACK;
+    }
+
+    @Override
+    public byte[] encode() {
+      return buffer(20).putLong(key).putLong(initiatorId).putInt(initiatorPeer).array();
+    }
+  }
+
+  /** Initiator to target: this peer is closing; forget it as a user of any key. */
+  record Release(long initiatorId, int initiatorPeer) implements ControlMessage {
+    @Override
+    public int amId() {
+      return AM_RELEASE;
+    }
+
+    @Override
+    public byte[] encode() {
+      return buffer(12).putLong(initiatorId).putInt(initiatorPeer).array();
+    }
+  }
+
+  /** Decodes a payload received under {@code amId}; throws on a malformed one. */
+  static ControlMessage decode(int amId, byte[] payload) {
+    ByteBuffer b = ByteBuffer.wrap(payload).order(ByteOrder.LITTLE_ENDIAN);
+    return switch (amId) {
+      case AM_RESOLVE ->
+          new Resolve(b.getLong(), b.getLong(), b.getLong(), b.getInt(), bytes(b, b.getInt()));
+      case AM_RESOLVE_REPLY ->
+          new ResolveReply(
+              b.getLong(),
+              b.getInt(),
+              b.getInt() != 0,
+              b.getLong(),
+              b.getLong(),
+              b.getLong(),
+              bytes(b, b.getInt()));
+      case AM_REVOKE -> new Revoke(b.getLong(), b.getInt());
+      case AM_REVOKE_ACK -> new RevokeAck(b.getLong(), b.getLong(), b.getInt());
+      case AM_RELEASE -> new Release(b.getLong(), b.getInt());
+      default -> throw new IllegalArgumentException("unknown control message id " + amId);
+    };
+  }
+
+  private static ByteBuffer buffer(int size) {
+    return ByteBuffer.allocate(size).order(ByteOrder.LITTLE_ENDIAN);
+  }
+
+  private static byte[] bytes(ByteBuffer b, int length) {
+    if (length < 0 || length > b.remaining()) {
+      throw new IllegalArgumentException("bad length " + length);
+    }
+    byte[] out = new byte[length];
+    b.get(out);
+    return out;
+  }
+}

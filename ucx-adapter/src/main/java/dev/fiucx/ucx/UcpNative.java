@@ -1,0 +1,348 @@
+package dev.fiucx.ucx;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
+import java.lang.invoke.MethodHandle;
+import java.nio.charset.StandardCharsets;
+import java.util.function.LongConsumer;
+import org.openucx.jucx.NativeLibs;
+
+/**
+ * FFM downcalls into the libucp that jucx loaded, for what jucx lacks: atomics, request handling,
+ * flush and fence with our own callback, and the print/query calls behind {@code describe()}.
+ *
+ * <p>Every pointer and handle travels as a {@code JAVA_LONG} (x86-64 LP64), so no call allocates a
+ * {@link MemorySegment}. {@code ucs_status_t} is a packed enum, one signed byte in C calls, hence
+ * {@code JAVA_BYTE} wherever it appears.
+ */
+final class UcpNative {
+  /** The whole address space, to read and write native words by address without allocating. */
+  @SuppressWarnings("restricted")
+  static final MemorySegment ALL = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+
+  private static final Linker LINKER = Linker.nativeLinker();
+  private static final SymbolLookup UCP;
+  private static final SymbolLookup UCS;
+
+  static {
+    // jucx loads libjucx.so, which pulls in the system's libucp.so.0; dlopen of the same soname
+    // then returns that very library, so our handles and jucx's handles are interchangeable.
+    NativeLibs.load();
+    UCP = lookup("libucp.so.0");
+    UCS = lookup("libucs.so.0");
+  }
+
+  // ucs_status_ptr_t ucp_atomic_op_nbx(ucp_ep_h, ucp_atomic_op_t, const void *buffer, size_t
+  // count, uint64_t remote_addr, ucp_rkey_h, const ucp_request_param_t *)
+  private static final FunctionDescriptor ATOMIC_OP_NBX_DESC =
+      FunctionDescriptor.of(
+          JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG);
+  private static final MethodHandle ATOMIC_OP_NBX = ucp("ucp_atomic_op_nbx", ATOMIC_OP_NBX_DESC);
+
+  /**
+   * The same call without the Java-to-native thread-state transition. Only for single-threaded
+   * workers: ucp_atomic_op_nbx never calls back into Java (with a callback set, an immediate
+   * completion returns NULL instead of calling it), and without UCS_THREAD_MODE_MULTI it takes no
+   * lock that a thread stopped at a safepoint inside one of our upcalls could be holding.
+   */
+  private static final MethodHandle ATOMIC_OP_NBX_CRITICAL =
+      ucp("ucp_atomic_op_nbx", ATOMIC_OP_NBX_DESC, Linker.Option.critical(false));
+
+  // ucs_status_ptr_t ucp_ep_flush_nbx(ucp_ep_h, const ucp_request_param_t *)
+  private static final MethodHandle EP_FLUSH_NBX =
+      ucp("ucp_ep_flush_nbx", FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG));
+
+  // ucs_status_ptr_t ucp_ep_close_nbx(ucp_ep_h, const ucp_request_param_t *)
+  private static final MethodHandle EP_CLOSE_NBX =
+      ucp("ucp_ep_close_nbx", FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG));
+
+  // void ucp_request_free(void *request)
+  private static final MethodHandle REQUEST_FREE =
+      ucp("ucp_request_free", FunctionDescriptor.ofVoid(JAVA_LONG));
+
+  // ucs_status_t ucp_request_check_status(void *request)
+  private static final MethodHandle REQUEST_CHECK_STATUS =
+      ucp("ucp_request_check_status", FunctionDescriptor.of(JAVA_BYTE, JAVA_LONG));
+
+  // ucs_status_t ucp_worker_fence(ucp_worker_h)
+  private static final MethodHandle WORKER_FENCE =
+      ucp("ucp_worker_fence", FunctionDescriptor.of(JAVA_BYTE, JAVA_LONG));
+
+  // void ucp_get_version(unsigned *major, unsigned *minor, unsigned *release)
+  private static final MethodHandle GET_VERSION =
+      ucp("ucp_get_version", FunctionDescriptor.ofVoid(JAVA_LONG, JAVA_LONG, JAVA_LONG));
+
+  // const char *ucp_get_version_string(void)
+  private static final MethodHandle GET_VERSION_STRING =
+      ucp("ucp_get_version_string", FunctionDescriptor.of(JAVA_LONG));
+
+  // const char *ucs_status_string(ucs_status_t) (libucs)
+  private static final MethodHandle STATUS_STRING =
+      downcall(UCS, "ucs_status_string", FunctionDescriptor.of(JAVA_LONG, JAVA_BYTE));
+
+  // void ucp_ep_print_info(ucp_ep_h, FILE *)
+  private static final MethodHandle EP_PRINT_INFO =
+      ucp("ucp_ep_print_info", FunctionDescriptor.ofVoid(JAVA_LONG, JAVA_LONG));
+
+  // void ucp_worker_print_info(ucp_worker_h, FILE *)
+  private static final MethodHandle WORKER_PRINT_INFO =
+      ucp("ucp_worker_print_info", FunctionDescriptor.ofVoid(JAVA_LONG, JAVA_LONG));
+
+  // ucs_status_t ucp_config_read(const char *env_prefix, const char *filename, ucp_config_t **)
+  private static final MethodHandle CONFIG_READ =
+      ucp("ucp_config_read", FunctionDescriptor.of(JAVA_BYTE, JAVA_LONG, JAVA_LONG, JAVA_LONG));
+
+  // ucs_status_t ucp_config_modify(ucp_config_t *, const char *name, const char *value)
+  private static final MethodHandle CONFIG_MODIFY =
+      ucp("ucp_config_modify", FunctionDescriptor.of(JAVA_BYTE, JAVA_LONG, JAVA_LONG, JAVA_LONG));
+
+  // void ucp_config_print(const ucp_config_t *, FILE *, const char *title,
+  // ucs_config_print_flags_t)
+  private static final MethodHandle CONFIG_PRINT =
+      ucp("ucp_config_print", FunctionDescriptor.ofVoid(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT));
+
+  // void ucp_config_release(ucp_config_t *)
+  private static final MethodHandle CONFIG_RELEASE =
+      ucp("ucp_config_release", FunctionDescriptor.ofVoid(JAVA_LONG));
+
+  // libc: FILE *open_memstream(char **ptr, size_t *size); int fclose(FILE *); void free(void *)
+  private static final MethodHandle OPEN_MEMSTREAM =
+      downcall(
+          LINKER.defaultLookup(),
+          "open_memstream",
+          FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG));
+  private static final MethodHandle FCLOSE =
+      downcall(LINKER.defaultLookup(), "fclose", FunctionDescriptor.of(JAVA_INT, JAVA_LONG));
+  private static final MethodHandle FREE =
+      downcall(LINKER.defaultLookup(), "free", FunctionDescriptor.ofVoid(JAVA_LONG));
+
+  private UcpNative() {}
+
+  /** Forces the class (and so libucp) to load; throws when it cannot. */
+  static void ensureLoaded() {
+    // the static initializer did the work
+  }
+
+  static long atomicOpNbx(
+      boolean critical,
+      long ep,
+      int opcode,
+      long buffer,
+      long remoteAddress,
+      long rkey,
+      long param) {
+    try {
+      return critical
+          ? (long)
+              ATOMIC_OP_NBX_CRITICAL.invokeExact(ep, opcode, buffer, 1L, remoteAddress, rkey, param)
+          : (long) ATOMIC_OP_NBX.invokeExact(ep, opcode, buffer, 1L, remoteAddress, rkey, param);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  static long epFlushNbx(long ep, long param) {
+    try {
+      return (long) EP_FLUSH_NBX.invokeExact(ep, param);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  static long epCloseNbx(long ep, long param) {
+    try {
+      return (long) EP_CLOSE_NBX.invokeExact(ep, param);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  static void requestFree(long request) {
+    try {
+      REQUEST_FREE.invokeExact(request);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  static int requestCheckStatus(long request) {
+    try {
+      return (byte) REQUEST_CHECK_STATUS.invokeExact(request);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  static int workerFence(long worker) {
+    try {
+      return (byte) WORKER_FENCE.invokeExact(worker);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  /** {@code {major, minor, release}} of the libucp in use. */
+  static int[] version() {
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment v = arena.allocate(JAVA_INT, 3);
+      GET_VERSION.invokeExact(v.address(), v.address() + 4, v.address() + 8);
+      return new int[] {
+        v.getAtIndex(JAVA_INT, 0), v.getAtIndex(JAVA_INT, 1), v.getAtIndex(JAVA_INT, 2)
+      };
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  static String versionString() {
+    try {
+      return ALL.getString((long) GET_VERSION_STRING.invokeExact());
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  /** UCX's own text for a status, e.g. "Connection reset by remote peer". */
+  static String statusString(int ucsStatus) {
+    try {
+      return ALL.getString((long) STATUS_STRING.invokeExact((byte) ucsStatus));
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  /** What {@code ucp_ep_print_info} prints: the endpoint's lanes and their transports. */
+  static String endpointInfo(long ep) {
+    return printToString(
+        file -> {
+          try {
+            EP_PRINT_INFO.invokeExact(ep, file);
+          } catch (Throwable t) {
+            throw rethrow(t);
+          }
+        });
+  }
+
+  /** What {@code ucp_worker_print_info} prints: address size and the atomic resources. */
+  static String workerInfo(long worker) {
+    return printToString(
+        file -> {
+          try {
+            WORKER_PRINT_INFO.invokeExact(worker, file);
+          } catch (Throwable t) {
+            throw rethrow(t);
+          }
+        });
+  }
+
+  /**
+   * The effective value of one UCX setting ({@code name} without the {@code UCX_} prefix) as UCX
+   * parses it from the environment and config files, after {@code overrides} (the modifications a
+   * transport makes to its own context) have been applied; null when UCX does not print it.
+   */
+  static String configValue(String name, java.util.Map<String, String> overrides) {
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment configPtr = arena.allocate(JAVA_LONG);
+      int status = (byte) CONFIG_READ.invokeExact(0L, 0L, configPtr.address());
+      if (status != UcxConstants.UCS_OK) {
+        return null;
+      }
+      long config = configPtr.get(JAVA_LONG, 0);
+      try {
+        for (var e : overrides.entrySet()) {
+          int s =
+              (byte)
+                  CONFIG_MODIFY.invokeExact(
+                      config,
+                      arena.allocateFrom(e.getKey()).address(),
+                      arena.allocateFrom(e.getValue()).address());
+          if (s != UcxConstants.UCS_OK) {
+            return null;
+          }
+        }
+        String text =
+            printToString(
+                file -> {
+                  try {
+                    CONFIG_PRINT.invokeExact(
+                        config, file, 0L, UcxConstants.UCS_CONFIG_PRINT_CONFIG);
+                  } catch (Throwable t) {
+                    throw rethrow(t);
+                  }
+                });
+        String prefix = "UCX_" + name + "=";
+        return text.lines()
+            .filter(l -> l.startsWith(prefix))
+            .map(l -> l.substring(prefix.length()))
+            .findFirst()
+            .orElse(null);
+      } finally {
+        CONFIG_RELEASE.invokeExact(config);
+      }
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  /** Runs a UCX print routine against a memory stream and returns what it wrote. */
+  private static String printToString(LongConsumer printer) {
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment bufPtr = arena.allocate(JAVA_LONG);
+      MemorySegment sizePtr = arena.allocate(JAVA_LONG);
+      long file = (long) OPEN_MEMSTREAM.invokeExact(bufPtr.address(), sizePtr.address());
+      if (file == 0) {
+        throw new IllegalStateException("open_memstream failed");
+      }
+      try {
+        printer.accept(file);
+      } finally {
+        int closed = (int) FCLOSE.invokeExact(file); // flushes buffer and size
+        assert closed == 0;
+      }
+      long buf = bufPtr.get(JAVA_LONG, 0);
+      long size = sizePtr.get(JAVA_LONG, 0);
+      try {
+        return new String(ALL.asSlice(buf, size).toArray(JAVA_BYTE), StandardCharsets.UTF_8);
+      } finally {
+        FREE.invokeExact(buf);
+      }
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  private static MethodHandle ucp(
+      String name, FunctionDescriptor descriptor, Linker.Option... options) {
+    return downcall(UCP, name, descriptor, options);
+  }
+
+  @SuppressWarnings("restricted")
+  private static MethodHandle downcall(
+      SymbolLookup lookup, String name, FunctionDescriptor descriptor, Linker.Option... options) {
+    MemorySegment symbol =
+        lookup.find(name).orElseThrow(() -> new UnsatisfiedLinkError("no symbol " + name));
+    return LINKER.downcallHandle(symbol, descriptor, options);
+  }
+
+  @SuppressWarnings("restricted")
+  private static SymbolLookup lookup(String library) {
+    return SymbolLookup.libraryLookup(library, Arena.global());
+  }
+
+  private static RuntimeException rethrow(Throwable t) {
+    if (t instanceof RuntimeException r) {
+      throw r;
+    }
+    if (t instanceof Error e) {
+      throw e;
+    }
+    throw new IllegalStateException(t);
+  }
+}

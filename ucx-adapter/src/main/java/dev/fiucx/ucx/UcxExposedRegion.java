@@ -1,0 +1,149 @@
+package dev.fiucx.ucx;
+
+import dev.fiucx.spi.ExposedRegion;
+import java.lang.foreign.MemorySegment;
+import java.util.HashSet;
+import java.util.Set;
+import org.openucx.jucx.ucp.UcpMemory;
+
+/**
+ * Local memory mapped through UCX ({@code ucp_mem_map}) and published under a key.
+ *
+ * <p>Revocation: closing unpublishes the key (later resolves are rejected), sends REVOKE to every
+ * (transport, peer) that resolved it, and unmaps only when each one has acknowledged after flushing
+ * its endpoint, has released its peer, has failed, or the control timeout has passed. So no
+ * operation that a peer had in flight lands on unmapped memory. {@link #beginRevoke} and {@link
+ * #revokeDone} let a caller drive this without blocking; {@link #close} blocks, progressing this
+ * transport only (the peers must progress their own).
+ */
+final class UcxExposedRegion implements ExposedRegion {
+  /** A user of the key: which transport instance, which of its peers. */
+  record Resolver(long initiatorId, int initiatorPeer) {}
+
+  private enum State {
+    OPEN,
+    REVOKING,
+    CLOSED
+  }
+
+  private final UcxTransport transport;
+  private final long key;
+  private final UcpMemory memory;
+  private final MemorySegment segment;
+  private final long access;
+  private final byte[] packedRkey;
+  private final Set<Resolver> resolvers = new HashSet<>();
+  private final Set<Resolver> awaitingAck = new HashSet<>();
+  private State state = State.OPEN;
+  private long deadline;
+
+  UcxExposedRegion(
+      UcxTransport transport, long key, UcpMemory memory, MemorySegment segment, long access) {
+    this.transport = transport;
+    this.key = key;
+    this.memory = memory;
+    this.segment = segment;
+    this.access = access;
+    var buffer = memory.getRemoteKeyBuffer();
+    this.packedRkey = new byte[buffer.remaining()];
+    buffer.get(packedRkey);
+  }
+
+  @Override
+  public long key() {
+    return key;
+  }
+
+  @Override
+  public MemorySegment segment() {
+    return segment;
+  }
+
+  @Override
+  public long access() {
+    return access;
+  }
+
+  byte[] packedRkey() {
+    return packedRkey.clone();
+  }
+
+  /** Records a user of the key; false once revoking started (the key is then unknown). */
+  synchronized boolean addResolver(Resolver r) {
+    if (state != State.OPEN) {
+      return false;
+    }
+    resolvers.add(r);
+    return true;
+  }
+
+  /** A peer closed or acknowledged: it no longer uses the key. */
+  synchronized void forget(Resolver r) {
+    resolvers.remove(r);
+    awaitingAck.remove(r);
+  }
+
+  /** The back endpoint to an initiator failed: none of its peers will acknowledge. */
+  synchronized void forgetInitiator(long initiatorId) {
+    resolvers.removeIf(r -> r.initiatorId() == initiatorId);
+    awaitingAck.removeIf(r -> r.initiatorId() == initiatorId);
+  }
+
+  /** Unpublishes the key and tells its users; idempotent. */
+  void beginRevoke() {
+    Set<Resolver> toTell;
+    synchronized (this) {
+      if (state != State.OPEN) {
+        return;
+      }
+      state = State.REVOKING;
+      deadline = System.nanoTime() + transport.controlTimeoutNanos();
+      awaitingAck.addAll(resolvers);
+      toTell = Set.copyOf(resolvers);
+    }
+    transport.unpublish(key);
+    for (Resolver r : toTell) {
+      transport.control().sendRevoke(r, key, () -> forget(r));
+    }
+  }
+
+  /**
+   * Whether the revoke has finished; when every user acknowledged (or the timeout passed) this
+   * unmaps the memory and returns true from then on.
+   */
+  boolean revokeDone() {
+    synchronized (this) {
+      if (state == State.CLOSED) {
+        return true;
+      }
+      if (state == State.OPEN || (!awaitingAck.isEmpty() && System.nanoTime() - deadline < 0)) {
+        return false;
+      }
+      state = State.CLOSED;
+      resolvers.clear();
+      awaitingAck.clear();
+    }
+    memory.deregister();
+    transport.closed(this);
+    return true;
+  }
+
+  /** Revokes and unmaps, progressing this transport until the users answered or time ran out. */
+  @Override
+  public void close() {
+    beginRevoke();
+    while (!revokeDone()) {
+      transport.progress();
+    }
+  }
+
+  synchronized boolean isClosed() {
+    return state == State.CLOSED;
+  }
+
+  @Override
+  public String toString() {
+    return "UcxExposedRegion[key=%016x, address=0x%x, length=%d]"
+        .formatted(key, segment.address(), segment.byteSize());
+  }
+}

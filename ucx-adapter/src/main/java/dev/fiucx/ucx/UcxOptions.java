@@ -1,0 +1,86 @@
+package dev.fiucx.ucx;
+
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * How a {@link UcxTransport} opens.
+ *
+ * @param transports which UCX transports to use: {@code "shm"} (UCX's shared-memory transports plus
+ *     {@code self}), {@code "tcp"}, any other UCX_TLS list passed through as is, or null to leave
+ *     it to UCX (which reads the {@code UCX_TLS} environment variable). Each transport has its own
+ *     UCX context, so two transports in one JVM may use different lists.
+ * @param threadSafe ask UCX for {@code UCS_THREAD_MODE_MULTI}, so several threads may post and
+ *     progress at once; otherwise one thread at a time (UCX aborts when two threads meet in a
+ *     single-threaded worker)
+ * @param peerFailureDetection UCX's {@code UCP_ERR_HANDLING_MODE_PEER}: a dead peer fails its
+ *     endpoint and its pending operations. Null picks it when the transports can do it: UCX 1.13's
+ *     shared-memory transports cannot ("no peer failure handler"), and asking for it with them in
+ *     the list makes UCX drop them, so it is on only for lists without them (e.g. {@code "tcp"}).
+ * @param controlTimeout how long a resolve waits for its answer, and a revoke for its
+ *     acknowledgements
+ */
+public record UcxOptions(
+    String transports, boolean threadSafe, Boolean peerFailureDetection, Duration controlTimeout) {
+  /** UCX_TLS names that are, or may include, shared memory (UCX 1.13 aliases included). */
+  private static final Set<String> SHARED_MEMORY =
+      Set.of("all", "sm", "shm", "mm", "posix", "sysv", "self", "cma", "knem", "xpmem");
+
+  public UcxOptions {
+    if (controlTimeout == null || controlTimeout.isNegative() || controlTimeout.isZero()) {
+      throw new IllegalArgumentException("controlTimeout must be positive");
+    }
+  }
+
+  /** UCX's own transport choice (UCX_TLS), single-threaded, 5 s control timeout. */
+  public static UcxOptions defaults() {
+    return new UcxOptions(null, false, null, Duration.ofSeconds(5));
+  }
+
+  public UcxOptions withTransports(String transports) {
+    return new UcxOptions(transports, threadSafe, peerFailureDetection, controlTimeout);
+  }
+
+  public UcxOptions withThreadSafe(boolean threadSafe) {
+    return new UcxOptions(transports, threadSafe, peerFailureDetection, controlTimeout);
+  }
+
+  public UcxOptions withPeerFailureDetection(Boolean on) {
+    return new UcxOptions(transports, threadSafe, on, controlTimeout);
+  }
+
+  public UcxOptions withControlTimeout(Duration timeout) {
+    return new UcxOptions(transports, threadSafe, peerFailureDetection, timeout);
+  }
+
+  /** The UCX_TLS value to set on the context, or null to leave UCX's own. */
+  String tlsOverride() {
+    if (transports == null || transports.isBlank()) {
+      return null;
+    }
+    return switch (transports.trim().toLowerCase(Locale.ROOT)) {
+      case "shm" -> "sm,self";
+      case "tcp" -> "tcp";
+      default -> transports.trim();
+    };
+  }
+
+  /** Whether to open endpoints with peer failure detection, given UCX_TLS from the environment. */
+  boolean detectPeerFailure(String environmentTls) {
+    if (peerFailureDetection != null) {
+      return peerFailureDetection;
+    }
+    String tls = tlsOverride();
+    if (tls == null) {
+      tls = environmentTls == null || environmentTls.isBlank() ? "all" : environmentTls;
+    }
+    for (String item : tls.toLowerCase(Locale.ROOT).split(",")) {
+      String t = item.trim();
+      if (t.startsWith("^") || SHARED_MEMORY.contains(t)) {
+        return false;
+      }
+    }
+    return true;
+  }
+}

@@ -1,0 +1,348 @@
+package dev.fiucx.ucx;
+
+import static dev.fiucx.ucx.UcxConstants.*;
+
+import dev.fiucx.FiErrno;
+import dev.fiucx.spi.RemoteAtomicOp;
+import dev.fiucx.spi.RemoteRegion;
+import dev.fiucx.spi.TransportPeer;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.openucx.jucx.UcxCallback;
+import org.openucx.jucx.ucp.UcpEndpoint;
+import org.openucx.jucx.ucp.UcpRemoteKey;
+import org.openucx.jucx.ucp.UcpRequest;
+
+/**
+ * One UCX endpoint to a peer transport: resolves the peer's keys over the control channel, caches
+ * them in a long-keyed map that {@link #cached} reads without allocating, and posts atomics through
+ * the transport's {@link AtomicPoster}.
+ */
+final class UcxPeer implements TransportPeer {
+  // RemoteAtomicOp ordinal -> ucp_atomic_op_t
+  private static final int[] OPCODES = new int[RemoteAtomicOp.values().length];
+
+  static {
+    OPCODES[RemoteAtomicOp.ADD.ordinal()] = UCP_ATOMIC_OP_ADD;
+    OPCODES[RemoteAtomicOp.SWAP.ordinal()] = UCP_ATOMIC_OP_SWAP;
+    OPCODES[RemoteAtomicOp.CSWAP.ordinal()] = UCP_ATOMIC_OP_CSWAP;
+    OPCODES[RemoteAtomicOp.AND.ordinal()] = UCP_ATOMIC_OP_AND;
+    OPCODES[RemoteAtomicOp.OR.ordinal()] = UCP_ATOMIC_OP_OR;
+    OPCODES[RemoteAtomicOp.XOR.ordinal()] = UCP_ATOMIC_OP_XOR;
+  }
+
+  /** An outstanding RESOLVE. */
+  static final class PendingResolve {
+    final long requestId;
+    final long key;
+    volatile boolean done;
+    volatile int status;
+
+    PendingResolve(long requestId, long key) {
+      this.requestId = requestId;
+      this.key = key;
+    }
+  }
+
+  private final UcxTransport transport;
+  private final AtomicPoster poster;
+  private final int id;
+  private final byte[] peerAddress;
+  private final UcpEndpoint endpoint;
+  private final long ep;
+  private final LongObjectMap<UcxRemoteRegion> cache = new LongObjectMap<>();
+  private final Map<Long, PendingResolve> pending = new HashMap<>();
+  private final List<UcpRemoteKey> rkeys = new ArrayList<>();
+  private long nextRequestId = 1;
+  private volatile int failure; // 0, or the negative fi_errno that posts now return
+  private volatile String failureText;
+  private boolean closed;
+
+  UcxPeer(UcxTransport transport, AtomicPoster poster, int id, byte[] peerAddress) {
+    this.transport = transport;
+    this.poster = poster;
+    this.id = id;
+    this.peerAddress = peerAddress.clone();
+    this.endpoint = transport.openEndpoint(peerAddress, this::failed);
+    this.ep = endpoint.getNativeId();
+  }
+
+  int id() {
+    return id;
+  }
+
+  UcpEndpoint endpoint() {
+    return endpoint;
+  }
+
+  byte[] peerAddress() {
+    return peerAddress.clone();
+  }
+
+  @Override
+  public RemoteRegion cached(long key) {
+    return cache.get(key);
+  }
+
+  @Override
+  public int postAtomic(
+      RemoteRegion remote,
+      long offset,
+      RemoteAtomicOp op,
+      int size,
+      long value,
+      long resultAddress,
+      long token) {
+    int f = failure;
+    if (f != 0) {
+      return f;
+    }
+    UcxRemoteRegion r = (UcxRemoteRegion) remote;
+    return poster.post(
+        ep,
+        r.rkeyHandle(),
+        r.base() + offset,
+        OPCODES[op.ordinal()],
+        size,
+        value,
+        resultAddress,
+        token);
+  }
+
+  @Override
+  public int postCompareSwap(
+      RemoteRegion remote,
+      long offset,
+      int size,
+      long compare,
+      long swap,
+      long resultAddress,
+      long token) {
+    int f = failure;
+    if (f != 0) {
+      return f;
+    }
+    UcxRemoteRegion r = (UcxRemoteRegion) remote;
+    return poster.postCompareSwap(
+        ep, r.rkeyHandle(), r.base() + offset, size, compare, swap, resultAddress, token);
+  }
+
+  /**
+   * Completes (DONE, or PENDING then {@code token}) once every operation posted to this peer before
+   * has completed at the peer; what FI_DELIVERY_COMPLETE and a fence need, and not in the SPI yet.
+   */
+  int postFlush(long token) {
+    int f = failure;
+    return f != 0 ? f : poster.postFlush(ep, token);
+  }
+
+  /** Whether the connection failed or this peer was closed; posts then return an errno. */
+  @Override
+  public boolean failed() {
+    return failure != 0;
+  }
+
+  /** Why the connection failed (UCX's text), or null. */
+  String failureText() {
+    return failureText;
+  }
+
+  @Override
+  public int resolve(long key) {
+    PendingResolve p = startResolve(key);
+    if (p == null) {
+      return failure != 0 ? failure : -FiErrno.EIO;
+    }
+    long deadline = System.nanoTime() + transport.controlTimeoutNanos();
+    while (!p.done) {
+      if (failure != 0) {
+        finish(p, failure);
+        break;
+      }
+      if (System.nanoTime() - deadline > 0) {
+        finish(p, -FiErrno.ETIMEDOUT);
+        break;
+      }
+      transport.progress();
+    }
+    return p.status;
+  }
+
+  /**
+   * Sends RESOLVE for {@code key} without waiting; the answer arrives during {@link
+   * UcxTransport#progress}, after which {@link PendingResolve#done} is set. Returns null when the
+   * request could not be sent.
+   */
+  PendingResolve startResolve(long key) {
+    PendingResolve p;
+    synchronized (this) {
+      if (closed || failure != 0) {
+        return null;
+      }
+      p = new PendingResolve(nextRequestId++, key);
+      pending.put(p.requestId, p);
+    }
+    var msg =
+        new ControlMessage.Resolve(
+            p.requestId, key, transport.instanceId(), id, transport.address());
+    transport.control().send(endpoint, msg, status -> finish(p, status));
+    return p;
+  }
+
+  /** The target answered a RESOLVE. */
+  void onResolveReply(ControlMessage.ResolveReply reply) {
+    PendingResolve p;
+    synchronized (this) {
+      p = pending.get(reply.requestId());
+      if (p == null || closed) {
+        return; // timed out or closed meanwhile
+      }
+    }
+    if (!reply.found()) {
+      UcxRemoteRegion stale = cache.get(p.key);
+      if (stale != null) {
+        stale.markRevoked();
+      }
+      finish(p, -FiErrno.EKEYREJECTED);
+      return;
+    }
+    UcxRemoteRegion current = cache.get(p.key);
+    if (current == null
+        || current.revoked()
+        || !current.sameAs(reply.base(), reply.length(), reply.access())) {
+      UcpRemoteKey rkey;
+      try {
+        ByteBuffer packed = ByteBuffer.allocateDirect(reply.rkey().length);
+        packed.put(reply.rkey()).flip();
+        rkey = endpoint.unpackRemoteKey(packed);
+      } catch (RuntimeException e) {
+        finish(p, -FiErrno.EIO);
+        return;
+      }
+      synchronized (this) {
+        rkeys.add(rkey); // older rkeys stay alive: operations may still be in flight on them
+      }
+      cache.put(
+          p.key, new UcxRemoteRegion(p.key, reply.base(), reply.length(), reply.access(), rkey));
+    }
+    finish(p, 0);
+  }
+
+  /**
+   * The target is closing {@code key}: refuse it from now on, then acknowledge once this endpoint's
+   * earlier operations have all completed at the target.
+   */
+  void onRevoke(long key) {
+    UcxRemoteRegion r = cache.get(key);
+    if (r != null) {
+      r.markRevoked();
+    }
+    var ack = new ControlMessage.RevokeAck(key, transport.instanceId(), id);
+    if (failure != 0) {
+      return; // nothing can reach the target; it gives up on us by itself
+    }
+    UcxCallback flushed =
+        new UcxCallback() {
+          @Override
+          public void onSuccess(UcpRequest request) {
+            transport.control().defer(() -> transport.control().send(endpoint, ack, status -> {}));
+          }
+
+          @Override
+          public void onError(int ucsStatus, String message) {
+            // the target learns of this endpoint's failure on its own, or times out
+          }
+        };
+    try {
+      endpoint.flushNonBlocking(flushed);
+    } catch (RuntimeException e) {
+      // an endpoint that cannot flush has failed; see onError above
+    }
+  }
+
+  private void finish(PendingResolve p, int status) {
+    synchronized (this) {
+      if (p.done) {
+        return;
+      }
+      pending.remove(p.requestId);
+      p.status = status;
+      p.done = true;
+    }
+  }
+
+  /** Called by UCX (inside progress) when the endpoint fails. */
+  private void failed(int ucsStatus, String text) {
+    if (failure != 0) {
+      return; // closed, or already failed: keep the first reason
+    }
+    int errno = UcsStatus.toFiErrno(ucsStatus);
+    failureText = text;
+    failure = errno < 0 ? errno : -FiErrno.EIO;
+    List<PendingResolve> waiting;
+    synchronized (this) {
+      waiting = List.copyOf(pending.values());
+    }
+    for (PendingResolve p : waiting) {
+      finish(p, failure);
+    }
+  }
+
+  /**
+   * Tells the target to forget this peer, closes the endpoint (flushing it unless it failed) and
+   * destroys every rkey it unpacked. Operations still in flight complete with an error.
+   */
+  @Override
+  public void close() {
+    List<UcpRemoteKey> toDestroy;
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      toDestroy = List.copyOf(rkeys);
+      rkeys.clear();
+      for (PendingResolve p : List.copyOf(pending.values())) {
+        p.status = -FiErrno.ECANCELED;
+        p.done = true;
+      }
+      pending.clear();
+    }
+    for (UcxRemoteRegion r : cache.values()) {
+      r.markRevoked();
+    }
+    boolean wasFailed = failure != 0;
+    if (!wasFailed) {
+      transport
+          .control()
+          .sendAndWait(endpoint, new ControlMessage.Release(transport.instanceId(), id));
+      // from here on posts are refused instead of reaching a destroyed endpoint
+      failure = -FiErrno.EBADF;
+      failureText = "closed";
+    }
+    // the endpoint first: closing it completes (or cancels) what is in flight on these rkeys
+    transport.closeEndpoint(endpoint, wasFailed);
+    for (UcpRemoteKey k : toDestroy) {
+      k.close();
+    }
+    transport.forgetPeer(this);
+  }
+
+  /** The lanes UCX chose for this endpoint (ucp_ep_print_info), one per line. */
+  String lanes() {
+    return UcpNative.endpointInfo(ep)
+        .lines()
+        .map(l -> l.replaceFirst("^#\\s*", "").replaceAll("\\s+", " "))
+        .filter(l -> l.startsWith("lane["))
+        .reduce((a, b) -> a + "; " + b)
+        .orElse("");
+  }
+
+  @Override
+  public String toString() {
+    return "UcxPeer[" + id + (failure != 0 ? ", failed: " + failureText : "") + "]";
+  }
+}

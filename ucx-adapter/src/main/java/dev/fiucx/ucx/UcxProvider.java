@@ -1,0 +1,51 @@
+package dev.fiucx.ucx;
+
+import dev.fiucx.Domain;
+import dev.fiucx.DomainAttr;
+import dev.fiucx.engine.EngineDomain;
+import dev.fiucx.spi.AtomicProvider;
+import java.lang.foreign.Arena;
+import java.lang.foreign.SymbolLookup;
+
+/**
+ * The {@code ucx} provider: fiucx's engine on a {@link UcxTransport}. {@link DomainAttr#transport}
+ * picks UCX's transports ({@code shm}, {@code tcp}, or null for {@code UCX_TLS} / UCX's choice);
+ * automatic progress opens a thread-safe UCX worker and a progress thread.
+ */
+public final class UcxProvider implements AtomicProvider {
+  @Override
+  public String name() {
+    return "ucx";
+  }
+
+  @Override
+  public boolean isAvailable() {
+    return unavailabilityCause() == null;
+  }
+
+  @Override
+  @SuppressWarnings("restricted")
+  public String unavailabilityCause() {
+    if (!UcxProvider.class.getModule().isNativeAccessEnabled()) {
+      return "native access is off: run java with --enable-native-access=ALL-UNNAMED";
+    }
+    try (Arena arena = Arena.ofConfined()) {
+      SymbolLookup.libraryLookup("libucp.so.0", arena);
+      return null;
+    } catch (IllegalArgumentException e) {
+      return "libucp.so.0 not found: install Debian's libucx0 (apt-get install libucx0)";
+    }
+  }
+
+  @Override
+  public Domain openDomain(DomainAttr attr) {
+    boolean threadSafe = attr.progress() == DomainAttr.Progress.AUTO;
+    return new EngineDomain(
+        name(),
+        attr,
+        completions ->
+            new UcxTransport(
+                completions,
+                UcxOptions.defaults().withTransports(attr.transport()).withThreadSafe(threadSafe)));
+  }
+}

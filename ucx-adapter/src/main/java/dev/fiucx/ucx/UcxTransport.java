@@ -1,0 +1,450 @@
+package dev.fiucx.ucx;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import dev.fiucx.FiErrno;
+import dev.fiucx.FiException;
+import dev.fiucx.FiFlags;
+import dev.fiucx.spi.ExposedRegion;
+import dev.fiucx.spi.Transport;
+import dev.fiucx.spi.TransportCompletions;
+import dev.fiucx.spi.TransportPeer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.openucx.jucx.UcxException;
+import org.openucx.jucx.ucp.UcpContext;
+import org.openucx.jucx.ucp.UcpEndpoint;
+import org.openucx.jucx.ucp.UcpEndpointParams;
+import org.openucx.jucx.ucp.UcpMemMapParams;
+import org.openucx.jucx.ucp.UcpMemory;
+import org.openucx.jucx.ucp.UcpParams;
+import org.openucx.jucx.ucp.UcpWorker;
+import org.openucx.jucx.ucp.UcpWorkerParams;
+
+/**
+ * fiucx's transport on UCX: one UCP context and one worker per instance, built with jucx; atomics,
+ * flush and fence through {@link UcpNative}. Peers find each other's memory over a control channel
+ * of UCX active messages ({@link ControlMessage}).
+ *
+ * <p>Everything UCX reports (completions, active messages, endpoint failures) arrives inside {@link
+ * #progress}; control messages are queued there and handled after {@code ucp_worker_progress}
+ * returns, so no handler ever calls UCX from inside a UCX callback.
+ */
+public final class UcxTransport implements Transport {
+  /** How an endpoint reports its failure (from UCX's error callback). */
+  interface FailureListener {
+    void failed(int ucsStatus, String text);
+  }
+
+  private static final SecureRandom RANDOM = new SecureRandom();
+  private static final long CLOSE_WAIT_NANOS = 1_000_000_000L;
+
+  private final UcxOptions options;
+  private final Map<String, String> configOverrides;
+  private final boolean detectPeerFailure;
+  private final UcpContext context;
+  private final UcpWorker worker;
+  private final long workerHandle;
+  private final byte[] address;
+  private final long instanceId;
+  private final AtomicPoster poster;
+  private final ControlChannel control = new ControlChannel(this);
+
+  /** Keys a RESOLVE may find. */
+  private final LongObjectMap<UcxExposedRegion> published = new LongObjectMap<>();
+
+  /** Every region not yet unmapped (published or revoking), for acks and close. */
+  private final LongObjectMap<UcxExposedRegion> live = new LongObjectMap<>();
+
+  // control-plane state, guarded by this
+  private final List<UcxPeer> peers = new ArrayList<>();
+  private boolean closed;
+
+  /** Opens a transport with {@link UcxOptions#defaults()}. */
+  public UcxTransport(TransportCompletions completions) {
+    this(completions, UcxOptions.defaults());
+  }
+
+  public UcxTransport(TransportCompletions completions, UcxOptions options) {
+    UcpNative.ensureLoaded();
+    this.options = options;
+    Map<String, String> overrides = new LinkedHashMap<>();
+    String tls = options.tlsOverride();
+    if (tls != null) {
+      overrides.put("TLS", tls);
+    }
+    // UCX's protocols v1 copy an atomic's operand inside ucp_atomic_op_nbx; AtomicPoster relies
+    // on that to reuse one scratch word (v2 would read it later, at the first send attempt)
+    overrides.put("PROTO_ENABLE", "n");
+    this.configOverrides = Map.copyOf(overrides);
+    this.detectPeerFailure = options.detectPeerFailure(System.getenv("UCX_TLS"));
+
+    UcpParams params =
+        new UcpParams()
+            .requestAtomic32BitFeature()
+            .requestAtomic64BitFeature()
+            .requestAmFeature()
+            .requestRmaFeature();
+    overrides.forEach(params::setConfig);
+    UcpContext ctx = null;
+    UcpWorker w = null;
+    AtomicPoster p = null;
+    try {
+      ctx = new UcpContext(params);
+      UcpWorkerParams workerParams = new UcpWorkerParams();
+      if (options.threadSafe()) {
+        workerParams.requestThreadSafety();
+      }
+      w = ctx.newWorker(workerParams);
+      p = new AtomicPoster(completions, options.threadSafe());
+      ByteBuffer a = w.getAddress();
+      this.address = new byte[a.remaining()];
+      a.get(address);
+      control.listen(w);
+    } catch (RuntimeException e) { // UcxException, UnsatisfiedLinkError stays an Error
+      if (w != null) {
+        w.close();
+      }
+      if (ctx != null) {
+        ctx.close();
+      }
+      if (p != null) {
+        p.close();
+      }
+      throw new FiException(FiErrno.ENODEV, "cannot open UCX (" + e.getMessage() + ")", e);
+    }
+    this.context = ctx;
+    this.worker = w;
+    this.workerHandle = w.getNativeId();
+    this.poster = p;
+    long id;
+    do {
+      id = RANDOM.nextLong();
+    } while (id == 0);
+    this.instanceId = id;
+  }
+
+  // ---------------------------------------------------------------- Transport
+
+  @Override
+  public byte[] address() {
+    return address.clone();
+  }
+
+  @Override
+  public TransportPeer connect(byte[] peerAddress) {
+    synchronized (this) {
+      checkOpen();
+      UcxPeer peer;
+      try {
+        peer = new UcxPeer(this, poster, peers.size(), peerAddress);
+      } catch (UcxException e) {
+        throw new FiException(FiErrno.EHOSTUNREACH, "cannot connect: " + e.getMessage(), e);
+      }
+      peers.add(peer);
+      return peer;
+    }
+  }
+
+  @Override
+  public ExposedRegion allocate(long size, long access) {
+    if (size <= 0 || size > Long.MAX_VALUE - 7) {
+      throw new FiException(FiErrno.EINVAL, "size " + size);
+    }
+    long length = (size + 7) & ~7L;
+    UcpMemMapParams params =
+        new UcpMemMapParams().allocate().setLength(length).setProtection(protection(access));
+    UcpMemory memory = map(params);
+    MemorySegment segment = UcpNative.ALL.asSlice(memory.getAddress(), length);
+    segment.fill((byte) 0); // ucp_mem_map may hand out recycled memory
+    return publish(memory, segment, access);
+  }
+
+  @Override
+  public ExposedRegion register(MemorySegment segment, long access) {
+    if (!segment.isNative()
+        || segment.address() % 8 != 0
+        || segment.byteSize() == 0
+        || segment.byteSize() % 8 != 0) {
+      throw new FiException(
+          FiErrno.EINVAL,
+          "registered memory must be native, 8-byte aligned and a non-zero multiple of 8 bytes: "
+              + segment);
+    }
+    UcpMemMapParams params =
+        new UcpMemMapParams()
+            .setAddress(segment.address())
+            .setLength(segment.byteSize())
+            .setProtection(protection(access));
+    return publish(map(params), segment, access);
+  }
+
+  /**
+   * Progresses the worker (completions, peers' software atomics, control messages), then handles
+   * the control messages that arrived. Rethrows what a completion handler threw.
+   */
+  @Override
+  public int progress() {
+    int events;
+    try {
+      events = worker.progress();
+    } catch (Exception e) {
+      throw new FiException(FiErrno.EIO, "ucp_worker_progress: " + e.getMessage(), e);
+    }
+    poster.rethrowDeferred();
+    if (control.hasWork()) {
+      events += control.drain();
+    }
+    return events;
+  }
+
+  /**
+   * Version, transports in use per connected peer, the effective UCX_TLS, UCX_ATOMIC_MODE and
+   * UCX_PROTO_ENABLE, thread mode and failure detection.
+   */
+  @Override
+  public Map<String, String> describe() {
+    Map<String, String> d = new LinkedHashMap<>();
+    d.put("provider", "ucx");
+    d.put("ucx.version", UcpNative.versionString());
+    d.put("jucx.version", jucxVersion());
+    d.put("ucx.tls", String.valueOf(UcpNative.configValue("TLS", configOverrides)));
+    d.put("ucx.atomic_mode", String.valueOf(UcpNative.configValue("ATOMIC_MODE", configOverrides)));
+    d.put(
+        "ucx.proto_enable", String.valueOf(UcpNative.configValue("PROTO_ENABLE", configOverrides)));
+    d.put("ucx.thread_mode", options.threadSafe() ? "multi" : "single");
+    d.put("ucx.peer_failure_detection", detectPeerFailure ? "on" : "off");
+    d.put("ucx.worker.address_bytes", Integer.toString(address.length));
+    UcpNative.workerInfo(workerHandle)
+        .lines()
+        .map(l -> l.replaceFirst("^#\\s*", ""))
+        .filter(l -> l.startsWith("atomics:"))
+        .findFirst()
+        .ifPresent(l -> d.put("ucx.worker.atomics", l.substring("atomics:".length()).trim()));
+    List<UcxPeer> snapshot;
+    synchronized (this) {
+      snapshot = List.copyOf(peers.stream().filter(p -> p != null).toList());
+    }
+    for (UcxPeer p : snapshot) {
+      d.put("ucx.peer." + p.id() + ".lanes", p.lanes());
+      if (p.failed()) {
+        d.put("ucx.peer." + p.id() + ".failed", p.failureText());
+      }
+    }
+    return d;
+  }
+
+  /**
+   * Revokes every exposed region (waiting for acknowledgements up to the control timeout), closes
+   * the peers and back endpoints, then the worker and the context.
+   */
+  @Override
+  public void close() {
+    List<UcxPeer> peerList;
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    List<UcxExposedRegion> regions = live.values();
+    regions.forEach(UcxExposedRegion::beginRevoke);
+    for (UcxExposedRegion r : regions) {
+      while (!r.revokeDone()) {
+        progress();
+      }
+    }
+    synchronized (this) {
+      peerList = peers.stream().filter(p -> p != null).toList();
+    }
+    peerList.forEach(UcxPeer::close);
+    control.closeBackEndpoints();
+    worker.close();
+    context.close();
+    poster.close();
+  }
+
+  // ---------------------------------------------------------------- beyond the SPI
+
+  /**
+   * {@code ucp_worker_fence}: operations posted after it reach their targets after those posted
+   * before it; returns 0 or a negative fi_errno.
+   */
+  public int fence() {
+    return UcsStatus.toFiErrno(UcpNative.workerFence(workerHandle));
+  }
+
+  /** The options this transport was opened with. */
+  public UcxOptions options() {
+    return options;
+  }
+
+  // ---------------------------------------------------------------- package: peers and regions
+
+  long instanceId() {
+    return instanceId;
+  }
+
+  long controlTimeoutNanos() {
+    return options.controlTimeout().toNanos();
+  }
+
+  /** Opens an endpoint to a worker address, with peer failure detection when configured. */
+  UcpEndpoint openEndpoint(byte[] peerAddress, FailureListener listener) {
+    ByteBuffer a = ByteBuffer.allocateDirect(peerAddress.length);
+    a.put(peerAddress).flip();
+    UcpEndpointParams params =
+        new UcpEndpointParams()
+            .setUcpAddress(a)
+            .setErrorHandler((ep, status, text) -> listener.failed(status, text));
+    if (detectPeerFailure) {
+      params.setPeerErrorHandlingMode();
+    }
+    return worker.newEndpoint(params);
+  }
+
+  /**
+   * Closes an endpoint, flushing it first unless {@code force}, waiting at most a second. The close
+   * goes through ucp_ep_close_nbx directly, without a callback: we poll the request and free it
+   * exactly once, finished or not. A flushing close needs the peer to progress (over tcp with
+   * failure detection it exchanges a disconnect); an unfinished one handed back this way is
+   * completed or dropped by UCX itself, whereas one never released trips UCX's assertion in
+   * ucp_worker_destroy ("req->flags & UCP_REQUEST_FLAG_RELEASED"). jucx's own close could not be
+   * used: its callback frees the request too, which races with a timeout in thread-safe mode.
+   */
+  void closeEndpoint(UcpEndpoint ep, boolean force) {
+    long request;
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment param = arena.allocate(UcxConstants.PARAM_SIZE, 8);
+      param.set(JAVA_INT, UcxConstants.PARAM_OP_ATTR_MASK, UcxConstants.UCP_OP_ATTR_FIELD_FLAGS);
+      param.set(
+          JAVA_INT, UcxConstants.PARAM_FLAGS, force ? UcxConstants.UCP_EP_CLOSE_FLAG_FORCE : 0);
+      request = UcpNative.epCloseNbx(ep.getNativeId(), param.address());
+    }
+    if (request == 0 || UcsStatus.isError(request)) {
+      return;
+    }
+    long deadline = System.nanoTime() + CLOSE_WAIT_NANOS;
+    while (UcpNative.requestCheckStatus(request) == UcxConstants.UCS_INPROGRESS
+        && System.nanoTime() - deadline < 0) {
+      progress();
+    }
+    UcpNative.requestFree(request);
+  }
+
+  synchronized void forgetPeer(UcxPeer peer) {
+    if (peer.id() < peers.size() && peers.get(peer.id()) == peer) {
+      peers.set(peer.id(), null); // ids stay stable: targets still name peers by them
+    }
+  }
+
+  void unpublish(long key) {
+    published.remove(key);
+  }
+
+  void closed(UcxExposedRegion region) {
+    live.remove(region.key());
+  }
+
+  /** The region published under {@code key}, or null: what a RESOLVE may find. */
+  UcxExposedRegion publishedRegion(long key) {
+    return published.get(key);
+  }
+
+  /** A region not yet unmapped (published or revoking), or null. */
+  UcxExposedRegion liveRegion(long key) {
+    return live.get(key);
+  }
+
+  List<UcxExposedRegion> liveRegions() {
+    return live.values();
+  }
+
+  synchronized UcxPeer peer(int id) {
+    return id >= 0 && id < peers.size() ? peers.get(id) : null;
+  }
+
+  synchronized boolean isClosed() {
+    return closed;
+  }
+
+  ControlChannel control() {
+    return control;
+  }
+
+  // ---------------------------------------------------------------- memory
+
+  private UcxExposedRegion publish(UcpMemory memory, MemorySegment segment, long access) {
+    UcxExposedRegion region;
+    synchronized (this) {
+      if (closed) {
+        memory.deregister();
+        throw new FiException(FiErrno.EBADF, "transport closed");
+      }
+      long key;
+      do {
+        key = RANDOM.nextLong();
+      } while (key == 0 || live.get(key) != null);
+      region = new UcxExposedRegion(this, key, memory, segment, access);
+      live.put(key, region);
+      published.put(key, region);
+    }
+    return region;
+  }
+
+  private UcpMemory map(UcpMemMapParams params) {
+    checkOpen();
+    try {
+      return context.memoryMap(params);
+    } catch (UcxException e) {
+      throw new FiException(FiErrno.ENOMEM, "ucp_mem_map: " + e.getMessage(), e);
+    }
+  }
+
+  /** FI_REMOTE_* to UCP_MEM_MAP_PROT_*; local access is always granted (the caller's memory). */
+  private static long protection(long access) {
+    long prot =
+        UcxConstants.UCP_MEM_MAP_PROT_LOCAL_READ | UcxConstants.UCP_MEM_MAP_PROT_LOCAL_WRITE;
+    if ((access & FiFlags.REMOTE_READ) != 0) {
+      prot |= UcxConstants.UCP_MEM_MAP_PROT_REMOTE_READ;
+    }
+    if ((access & FiFlags.REMOTE_WRITE) != 0) {
+      prot |= UcxConstants.UCP_MEM_MAP_PROT_REMOTE_WRITE;
+    }
+    return prot;
+  }
+
+  private synchronized void checkOpen() {
+    if (closed) {
+      throw new FiException(FiErrno.EBADF, "transport closed");
+    }
+  }
+
+  private static String jucxVersion() {
+    try (InputStream in =
+        UcpContext.class.getResourceAsStream("/META-INF/maven/org.openucx/jucx/pom.properties")) {
+      if (in == null) {
+        return "unknown";
+      }
+      Properties p = new Properties();
+      p.load(in);
+      return p.getProperty("version", "unknown");
+    } catch (IOException e) {
+      return "unknown";
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "UcxTransport[%016x, %s]".formatted(instanceId, options);
+  }
+}

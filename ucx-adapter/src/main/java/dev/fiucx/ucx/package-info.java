@@ -1,0 +1,24 @@
+/**
+ * The UCX transport of fiucx: {@link dev.fiucx.ucx.UcxTransport} implements {@link
+ * dev.fiucx.spi.Transport} with jucx 1.14 for context, worker, endpoints, memory and rkeys, and FFM
+ * downcalls ({@code UcpNative}) for what jucx lacks: {@code ucp_atomic_op_nbx}, request status and
+ * free, endpoint flush and close, worker fence, and the print and config calls behind {@code
+ * describe()}.
+ *
+ * <ul>
+ *   <li>Posting ({@code AtomicPoster}): a preallocated {@code ucp_request_param_t} and operand
+ *       word, the engine's token as {@code user_data}, and one FFM upcall stub per transport as the
+ *       completion callback, which frees the request and reports the token. Nothing is allocated
+ *       per operation.
+ *   <li>Keys: a target publishes each region under a random 64-bit key; an initiator resolves it
+ *       once over UCX active messages ({@code ControlMessage}) and caches the unpacked rkey in a
+ *       long-keyed copy-on-write map that posts read without allocating or locking.
+ *   <li>Revocation: closing a region tells every peer that resolved it; each marks its copy
+ *       revoked, flushes its endpoint and acknowledges; the memory is unmapped after the last
+ *       acknowledgement, or when the peer failed, released its peer or the timeout passed.
+ *   <li>Threads: single-threaded workers by default (one thread posts and progresses); {@link
+ *       dev.fiucx.ucx.UcxOptions#threadSafe()} asks for UCS_THREAD_MODE_MULTI and gives each
+ *       posting thread its own scratch.
+ * </ul>
+ */
+package dev.fiucx.ucx;

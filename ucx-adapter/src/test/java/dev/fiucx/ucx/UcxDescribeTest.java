@@ -1,0 +1,56 @@
+package dev.fiucx.ucx;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** describe(): what the info command shows about a transport. */
+class UcxDescribeTest {
+  private static String expectedAtomicMode() {
+    String env = System.getenv("UCX_ATOMIC_MODE");
+    return env == null ? "guess" : env; // UCX's default
+  }
+
+  @Test
+  void sharedMemoryTransportNamesItsVersionLanesAndSettings() {
+    try (TransportPair pair = TransportPair.of("shm")) {
+      Map<String, String> d = pair.a.describe();
+      int[] v = UcpNative.version();
+      assertEquals(v[0] + "." + v[1] + "." + v[2], d.get("ucx.version"));
+      assertEquals("1.14", d.get("jucx.version"));
+      assertEquals("sm,self", d.get("ucx.tls"));
+      assertEquals("n", d.get("ucx.proto_enable"));
+      assertEquals(expectedAtomicMode(), d.get("ucx.atomic_mode"));
+      assertEquals("single", d.get("ucx.thread_mode"));
+      assertEquals("off", d.get("ucx.peer_failure_detection"));
+      assertEquals(Integer.toString(pair.a.address().length), d.get("ucx.worker.address_bytes"));
+      String lanes = d.get("ucx.peer.0.lanes");
+      assertTrue(lanes.contains("sysv/memory") || lanes.contains("posix/memory"), lanes);
+      assertTrue(lanes.contains("amo#"), "an atomic lane: " + lanes);
+      assertFalse(lanes.contains("tcp"), lanes);
+    }
+  }
+
+  @Test
+  void tcpTransportUsesTcpOnlyWithFailureDetection() {
+    try (TransportPair pair = TransportPair.of("tcp")) {
+      Map<String, String> d = pair.a.describe();
+      assertEquals("tcp", d.get("ucx.tls"));
+      assertEquals("on", d.get("ucx.peer_failure_detection"));
+      String lanes = d.get("ucx.peer.0.lanes");
+      assertTrue(lanes.startsWith("lane[0]: "), lanes);
+      assertTrue(lanes.contains("tcp/"), lanes);
+      assertFalse(lanes.contains("memory"), lanes);
+      assertFalse(lanes.contains("amo#"), "tcp has no atomic lane: software atomics: " + lanes);
+    }
+  }
+
+  @Test
+  void versionStringMatchesTheNumericVersion() {
+    int[] v = UcpNative.version();
+    assertEquals(v[0] + "." + v[1] + "." + v[2], UcpNative.versionString());
+  }
+}
