@@ -2,7 +2,6 @@ package dev.fiucx.completion;
 
 import dev.fiucx.CqErrEntry;
 import dev.fiucx.FiErrno;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
 /**
@@ -15,6 +14,7 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 public final class PendingOperations {
   private static final int FREE = 0;
   private static final int BUSY = 1;
+  private static final int GUARD = 1 << 30;
 
   private final Object[] contexts;
   private final CompletionRing[] queues;
@@ -24,7 +24,6 @@ public final class PendingOperations {
   private final AtomicIntegerArray remaining;
   private final AtomicIntegerArray status;
   private final AtomicIntegerArray state;
-  private final AtomicInteger inFlight = new AtomicInteger();
   private final int mask;
   private int cursor;
 
@@ -65,24 +64,15 @@ public final class PendingOperations {
         reserved[s] = reservedCompletion;
         counters[s] = counter;
         cqFlags[s] = flags;
-        status.set(s, 0);
-        remaining.set(s, 1);
-        state.set(s, BUSY);
-        inFlight.incrementAndGet();
+        // release stores: other threads touch the slot only after a completion that UCX hands
+        // them, which follows the post that follows these stores
+        status.setRelease(s, 0);
+        remaining.setRelease(s, GUARD);
+        state.setRelease(s, BUSY);
         return s;
       }
     }
     return -FiErrno.EAGAIN;
-  }
-
-  /** One more element of {@code slot} is about to be posted and may complete later. */
-  public void expect(int slot) {
-    remaining.incrementAndGet(slot);
-  }
-
-  /** The element announced by {@link #expect} completed at once (or failed to post). */
-  public void unexpect(int slot) {
-    remaining.decrementAndGet(slot);
   }
 
   /** Records a failure of {@code slot}; the first one is what the error entry reports. */
@@ -100,9 +90,14 @@ public final class PendingOperations {
     }
   }
 
-  /** The posting thread is done posting {@code slot}: releases the guard. */
-  public void posted(int slot) {
-    completed(slot, 0);
+  /**
+   * The posting thread is done posting {@code slot}, of whose elements {@code pendingElements} will
+   * be reported by {@link #completed}: releases the guard.
+   */
+  public void posted(int slot, int pendingElements) {
+    if (remaining.addAndGet(slot, pendingElements - GUARD) == 0) {
+      finish(slot);
+    }
   }
 
   /** Frees a slot whose operation posted nothing; gives back its completion reservation. */
@@ -113,9 +108,13 @@ public final class PendingOperations {
     free(slot);
   }
 
-  /** Operations posted and not yet finished. */
+  /** Operations posted and not yet finished (a scan: for fences and close, not the hot path). */
   public int inFlight() {
-    return inFlight.get();
+    int n = 0;
+    for (int s = 0; s <= mask; s++) {
+      n += state.get(s);
+    }
+    return n;
   }
 
   private void finish(int slot) {
@@ -153,7 +152,6 @@ public final class PendingOperations {
     contexts[slot] = null;
     queues[slot] = null;
     counters[slot] = null;
-    state.set(slot, FREE);
-    inFlight.decrementAndGet();
+    state.setRelease(slot, FREE);
   }
 }

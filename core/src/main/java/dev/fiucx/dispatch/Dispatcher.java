@@ -32,10 +32,10 @@ public final class Dispatcher {
   }
 
   /**
-   * Posts all {@code elements} of the call to {@code peer}; each pending element is counted in
-   * {@code slot} of {@code pending} and reported to the transport with {@code token}. Returns 0
-   * when at least one element went out (a later failure is then recorded in the slot and reaches
-   * the completion queue), or the negative {@code fi_errno} of the first element when nothing did.
+   * Posts all {@code elements} of the call to {@code peer} with {@code token}. Returns how many
+   * went out pending (the transport reports each later) when at least one element went out (a later
+   * failure is then recorded in {@code slot} of {@code pending} and reaches the completion queue),
+   * or the negative {@code fi_errno} of the first element when nothing did.
    */
   public int post(
       AtomicCell cell,
@@ -56,6 +56,7 @@ public final class Dispatcher {
     this.compares.rewind(size);
     results.rewind(size);
     int rc = 0;
+    int pendingElements = 0;
     for (long e = 0; e < elements; e++) {
       targets.next();
       if (readsOperand) {
@@ -67,12 +68,10 @@ public final class Dispatcher {
       if (compares) {
         this.compares.next();
       }
-      pending.expect(slot);
       rc = postNative(cell, peer, size, readsOperand, fetches, compares, token);
-      if (rc != TransportPeer.PENDING) {
-        pending.unexpect(slot);
-      }
-      if (rc < 0) {
+      if (rc == TransportPeer.PENDING) {
+        pendingElements++;
+      } else if (rc < 0) {
         if (e == 0) {
           break;
         }
@@ -82,7 +81,7 @@ public final class Dispatcher {
       }
     }
     forget();
-    return rc < 0 ? rc : 0;
+    return rc < 0 ? rc : pendingElements;
   }
 
   private int postNative(

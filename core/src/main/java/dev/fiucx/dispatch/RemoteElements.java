@@ -88,7 +88,8 @@ public final class RemoteElements {
         }
       }
       long off = virtualAddressing ? addrs[i] - r.base() : addrs[i];
-      long bytes = counts[i] > Long.MAX_VALUE / cell.size() ? -1 : counts[i] * cell.size();
+      int shift = Integer.numberOfTrailingZeros(cell.size());
+      long bytes = counts[i] > Long.MAX_VALUE >>> shift ? -1 : counts[i] << shift;
       int rc = RemoteChecks.range(r, off, bytes, cell.alignment(), access);
       if (rc < 0) {
         return rc;

@@ -462,12 +462,12 @@ final class EngineEndpoint implements Endpoint {
       return slot;
     }
     long token = ((long) index << 32) | slot;
-    int rc = dispatcher.post(cell, peer, elements, pending, slot, token);
-    if (rc < 0) {
+    int pendingElements = dispatcher.post(cell, peer, elements, pending, slot, token);
+    if (pendingElements < 0) {
       pending.cancel(slot);
-      return rc;
+      return pendingElements;
     }
-    pending.posted(slot);
+    pending.posted(slot, pendingElements);
     return 0;
   }
 

@@ -9,8 +9,9 @@ import java.util.concurrent.locks.LockSupport;
  * peers' software atomics.
  */
 final class ProgressThread implements AutoCloseable {
-  private static final int SPINS_BEFORE_PARK = 10_000;
-  private static final long PARK_NANOS = 50_000;
+  private static final int SPINS_BEFORE_PARK = 2_000;
+  private static final long FIRST_PARK_NANOS = 10_000;
+  private static final long LONGEST_PARK_NANOS = 1_000_000;
 
   private final Transport transport;
   private final Thread thread;
@@ -24,11 +25,14 @@ final class ProgressThread implements AutoCloseable {
 
   private void loop() {
     int idle = 0;
+    long park = FIRST_PARK_NANOS;
     while (running) {
       if (transport.progress() > 0) {
         idle = 0;
+        park = FIRST_PARK_NANOS;
       } else if (++idle > SPINS_BEFORE_PARK) {
-        LockSupport.parkNanos(PARK_NANOS);
+        LockSupport.parkNanos(park);
+        park = Math.min(LONGEST_PARK_NANOS, park * 2);
       } else {
         Thread.onSpinWait();
       }
