@@ -97,4 +97,49 @@ class FiucxCliTest {
         failed.out());
     assertTrue(failed.out().endsWith("1 passed, 1 failed\n"), failed.out());
   }
+
+  @Test
+  void infoForTheUcxProviderTellsWhatUcxCarriesOutAndWhy() throws Exception {
+    Run tcp = run("info", "--provider", "ucx", "--transport", "tcp", "--json");
+    assertEquals(0, tcp.exit());
+    JsonNode cells = new ObjectMapper().readTree(tcp.out());
+    assertEquals(798, cells.size());
+    int valid = 0;
+    for (JsonNode c : cells) {
+      if (c.get("valid").asBoolean()) {
+        valid++;
+        assertEquals("NATIVE", c.get("mechanism").asText(), c.toString());
+      }
+    }
+    assertEquals(60, valid, "DESIGN.md's native cells, all proved right over tcp");
+    Run shm = run("info", "--provider", "ucx", "--transport", "shm", "--json");
+    for (JsonNode c : new ObjectMapper().readTree(shm.out())) {
+      if (c.get("family").asText().equals("fetch")
+          && c.get("op").asText().equals("FI_BAND")
+          && c.get("datatype").asText().equals("FI_UINT64")) {
+        assertEquals(false, c.get("valid").asBoolean());
+        assertTrue(
+            c.get("reason").asText().contains("fetching AND on 8 bytes left"),
+            c.get("reason").asText());
+      }
+    }
+    Run text = run("info", "--provider", "ucx", "--transport", "shm");
+    assertTrue(text.out().contains("ucx.version  1.13.1"), text.out());
+    assertTrue(text.out().contains("self-test    6 native ops demoted"), text.out());
+  }
+
+  @Test
+  void replayThroughUcxRunsTheNativeCasesAndSkipsTheRest() throws Exception {
+    Path f = dir.resolve("ucx.jsonl");
+    Files.writeString(
+        f,
+        """
+        {"record":"case","id":"fetch-sum","family":"fetch","op":"FI_SUM","datatype":"FI_UINT64","count":2,"initial_target":"01000000000000000200000000000000","operand":"0500000000000000ffffffffffffffff","compare":null,"final_target":"06000000000000000100000000000000","result":"01000000000000000200000000000000","nan":false}
+        {"record":"case","id":"cswap-float","family":"compare","op":"FI_CSWAP","datatype":"FI_FLOAT","count":1,"initial_target":"00000080","operand":"0000803f","compare":"00000000","final_target":"00000080","result":"00000080","nan":false}
+        {"record":"case","id":"min","family":"base","op":"FI_MIN","datatype":"FI_INT8","count":1,"initial_target":"05","operand":"fe","compare":null,"final_target":"fe","result":null,"nan":false}
+        """);
+    Run r = run("replay", "--engine", "ucx", "--transport", "shm", f.toString());
+    assertEquals(0, r.exit(), r.out());
+    assertTrue(r.out().strip().endsWith("2 passed, 0 failed, 1 skipped"), r.out());
+  }
 }
