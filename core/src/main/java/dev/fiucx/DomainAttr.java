@@ -12,19 +12,26 @@ public record DomainAttr(
 
   /** libfabric's {@code enum fi_progress} for data. */
   public enum Progress {
-    /** {@code FI_PROGRESS_AUTO}: a provider thread progresses. */
+    /**
+     * {@code FI_PROGRESS_AUTO}, the default: a provider thread progresses, so a process that only
+     * exposes memory still serves its peers' software atomics (UCX runs them in the target's
+     * progress over TCP and on registered memory).
+     */
     AUTO,
-    /** {@code FI_PROGRESS_MANUAL}: reading a CQ or counter progresses. */
+    /**
+     * {@code FI_PROGRESS_MANUAL}: reading a CQ or counter progresses, and nothing else does; the
+     * lowest latency for an initiator, but a target that never reads stalls its initiators.
+     */
     MANUAL
   }
 
   public DomainAttr {
-    progress = progress == null ? Progress.MANUAL : progress;
+    progress = progress == null ? Progress.AUTO : progress;
     options = options == null ? Map.of() : Map.copyOf(options);
   }
 
-  /** Provider's choice of transport, manual progress, offset addressing. */
+  /** Provider's choice of transport, automatic progress, offset addressing. */
   public static DomainAttr defaults() {
-    return new DomainAttr(null, Progress.MANUAL, false, Map.of());
+    return new DomainAttr(null, Progress.AUTO, false, Map.of());
   }
 }
