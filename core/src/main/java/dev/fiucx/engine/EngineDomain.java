@@ -100,8 +100,12 @@ public final class EngineDomain implements Domain, TransportCompletions {
         demotions.isEmpty()
             ? "every native op proved right"
             : demotions.size()
-                + " native ops demoted: "
-                + demotions.stream().map(NativeSelfTest.Demotion::reason).toList());
+                + " native ops gave wrong answers and were demoted: "
+                + String.join(
+                    ", ",
+                    demotions.stream()
+                        .map(d -> (d.fetching() ? "fetching " : "") + d.op() + "/" + d.size())
+                        .toList()));
     return facts;
   }
 
