@@ -1,15 +1,8 @@
 package dev.fiucx.conformance.remote;
 
-import dev.fiucx.AddressVector;
-import dev.fiucx.CompletionQueue;
-import dev.fiucx.CqEntry;
-import dev.fiucx.Domain;
 import dev.fiucx.DomainAttr;
-import dev.fiucx.Endpoint;
-import dev.fiucx.Fabric;
 import dev.fiucx.FiDatatype;
 import dev.fiucx.FiException;
-import dev.fiucx.FiFlags;
 import dev.fiucx.FiOp;
 import java.io.DataOutputStream;
 import java.io.FileOutputStream;
@@ -18,7 +11,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.HexFormat;
-import java.util.Map;
 
 /**
  * An initiator process for contention tests: {@code n} fetching SUMs of 1 on the UINT64 at offset 0
@@ -43,35 +35,22 @@ public final class FetchAddProcess {
   public static long[] fetchAdd(
       String provider, String transport, byte[] address, long key, int n) {
     long[] fetched = new long[n];
-    try (Domain domain =
-            Fabric.openDomain(
-                provider, new DomainAttr(transport, DomainAttr.Progress.MANUAL, false, Map.of()));
+    try (Initiator ini = new Initiator(provider, transport, DomainAttr.Progress.MANUAL);
         Arena arena = Arena.ofConfined()) {
-      CompletionQueue cq = domain.openCompletionQueue(16);
-      AddressVector av = domain.openAddressVector();
-      Endpoint ep = domain.openEndpoint();
-      ep.bind(av);
-      ep.bind(cq, FiFlags.TRANSMIT);
-      ep.enable();
-      long peer = av.insert(address);
+      long peer = ini.av.insert(address);
       MemorySegment one = arena.allocate(8, 8);
       one.set(ValueLayout.JAVA_LONG, 0, 1);
       MemorySegment result = arena.allocate(8, 8);
-      CqEntry[] entries = {new CqEntry()};
       for (int i = 0; i < n; i++) {
         int rc =
-            ep.fetchAtomic(
+            ini.ep.fetchAtomic(
                 one, 1, null, result, null, peer, 0, key, FiDatatype.UINT64, FiOp.SUM, null);
-        if (rc == 0) {
-          rc = cq.sread(entries, 1, 10_000);
-        }
         if (rc < 0) {
           throw new FiException(rc, "fetch SUM " + i + " of " + n);
         }
+        ini.awaitCompletion();
         fetched[i] = result.get(ValueLayout.JAVA_LONG, 0);
       }
-      ep.close();
-      av.close();
     }
     return fetched;
   }

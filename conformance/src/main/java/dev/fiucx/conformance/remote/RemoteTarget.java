@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -41,19 +40,15 @@ public final class RemoteTarget implements Target {
       boolean register,
       boolean readOnly,
       List<String> prefix) {
-    List<String> cmd = new ArrayList<>(prefix);
-    cmd.add(ProcessHandle.current().info().command().orElse("java"));
-    cmd.add("--enable-native-access=ALL-UNNAMED");
-    cmd.add("-cp");
-    cmd.add(System.getProperty("java.class.path"));
-    cmd.add(TargetProcess.class.getName());
-    cmd.add(provider);
-    cmd.add(transport == null ? "-" : transport);
-    cmd.add(Long.toString(length));
-    cmd.add(register ? "register" : "allocate");
-    if (readOnly) {
-      cmd.add("read-only");
-    }
+    List<String> cmd =
+        JavaCommand.of(
+            prefix,
+            TargetProcess.class,
+            provider,
+            transport == null ? "-" : transport,
+            Long.toString(length),
+            register ? "register" : "allocate",
+            readOnly ? "read-only" : "read-write");
     try {
       ProcessBuilder builder =
           new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT);

@@ -27,7 +27,7 @@ import java.util.Map;
  * QUIT                -> process exits
  * </pre>
  *
- * Arguments: {@code provider transport length allocate|register [read-only]}.
+ * Arguments: {@code provider transport length allocate|register read-only|read-write}.
  */
 public final class TargetProcess {
   private static final HexFormat HEX = HexFormat.of();

@@ -1,15 +1,11 @@
 package dev.fiucx.conformance.replay;
 
-import dev.fiucx.AddressVector;
 import dev.fiucx.AtomicFamily;
-import dev.fiucx.CompletionQueue;
-import dev.fiucx.CqEntry;
-import dev.fiucx.CqErrEntry;
-import dev.fiucx.Domain;
 import dev.fiucx.DomainAttr;
 import dev.fiucx.Endpoint;
-import dev.fiucx.Fabric;
 import dev.fiucx.FiErrno;
+import dev.fiucx.FiException;
+import dev.fiucx.conformance.remote.Initiator;
 import dev.fiucx.conformance.remote.LocalTarget;
 import dev.fiucx.conformance.remote.RemoteTarget;
 import dev.fiucx.conformance.remote.Target;
@@ -18,7 +14,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Replays cases through a real provider: the target memory lives in a second process ({@link
@@ -29,17 +24,11 @@ public final class ProviderEngine implements ReplayEngine {
   /** Room for the largest call: 4096 bytes of elements. */
   private static final long REGION = 4096;
 
-  private static final long TIMEOUT_MILLIS = 10_000;
-
   private final String provider;
   private final Target target;
-  private final Domain domain;
-  private final Endpoint ep;
-  private final CompletionQueue cq;
-  private final AddressVector av;
+  private final Initiator initiator;
   private final long peer;
   private final Arena arena = Arena.ofShared();
-  private final CqEntry[] entries = {new CqEntry()};
 
   /**
    * @param transport the provider's transport name (e.g. {@code shm}, {@code tcp}), or null
@@ -51,16 +40,8 @@ public final class ProviderEngine implements ReplayEngine {
         targetProcess
             ? new RemoteTarget(provider, transport, REGION, false, false, List.of())
             : new LocalTarget(provider, transport, REGION);
-    this.domain =
-        Fabric.openDomain(
-            provider, new DomainAttr(transport, DomainAttr.Progress.MANUAL, false, Map.of()));
-    this.cq = domain.openCompletionQueue(64);
-    this.av = domain.openAddressVector();
-    this.ep = domain.openEndpoint();
-    ep.bind(av);
-    ep.bind(cq, dev.fiucx.FiFlags.TRANSMIT);
-    ep.enable();
-    this.peer = av.insert(target.address());
+    this.initiator = new Initiator(provider, transport, DomainAttr.Progress.MANUAL);
+    this.peer = initiator.av.insert(target.address());
   }
 
   @Override
@@ -70,6 +51,7 @@ public final class ProviderEngine implements ReplayEngine {
 
   @Override
   public Outcome run(VectorCase c) {
+    Endpoint ep = initiator.ep;
     long valid =
         switch (c.family()) {
           case BASE -> ep.atomicValid(c.datatype(), c.op());
@@ -90,50 +72,27 @@ public final class ProviderEngine implements ReplayEngine {
       MemorySegment result = call.allocate(Math.max(bytes, 1), 16);
       Object context = c.id();
       int rc =
-          switch (c.family()) {
-            case BASE ->
-                ep.atomic(
-                    operand, c.count(), null, peer, 0, target.key(), c.datatype(), c.op(), context);
-            case FETCH ->
-                ep.fetchAtomic(
-                    operand,
-                    c.count(),
-                    null,
-                    result,
-                    null,
-                    peer,
-                    0,
-                    target.key(),
-                    c.datatype(),
-                    c.op(),
-                    context);
-            case COMPARE ->
-                ep.compareAtomic(
-                    operand,
-                    c.count(),
-                    null,
-                    compare,
-                    null,
-                    result,
-                    null,
-                    peer,
-                    0,
-                    target.key(),
-                    c.datatype(),
-                    c.op(),
-                    context);
-          };
+          initiator.post(
+              c.family(),
+              c.op(),
+              c.datatype(),
+              c.count(),
+              operand,
+              compare,
+              result,
+              peer,
+              0,
+              target.key(),
+              context);
       if (rc < 0) {
         return Outcome.error("the call returned " + FiErrno.errorString(rc));
       }
-      int n = cq.sread(entries, 1, TIMEOUT_MILLIS);
-      if (n == -FiErrno.EAVAIL) {
-        CqErrEntry e = new CqErrEntry();
-        cq.readErr(e);
-        return Outcome.error("completed with error " + FiErrno.errorString(e.err));
-      }
-      if (n != 1 || entries[0].opContext != context) {
-        return Outcome.error("no completion within " + TIMEOUT_MILLIS + " ms: " + n);
+      try {
+        if (initiator.awaitCompletion() != context) {
+          return Outcome.error("a completion with another context");
+        }
+      } catch (FiException e) {
+        return Outcome.error(e.getMessage());
       }
       byte[] fetched =
           c.family() == AtomicFamily.BASE
@@ -151,9 +110,7 @@ public final class ProviderEngine implements ReplayEngine {
 
   @Override
   public void close() {
-    ep.close();
-    av.close();
-    domain.close();
+    initiator.close();
     target.close();
     arena.close();
   }

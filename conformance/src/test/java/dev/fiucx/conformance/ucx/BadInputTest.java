@@ -11,6 +11,7 @@ import dev.fiucx.FiFlags;
 import dev.fiucx.FiOp;
 import dev.fiucx.Ioc;
 import dev.fiucx.RmaIoc;
+import dev.fiucx.conformance.remote.Initiator;
 import dev.fiucx.conformance.remote.RemoteTarget;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -32,7 +33,7 @@ class BadInputTest {
   private static final int REGION = 4096;
 
   private RemoteTarget target;
-  private UcxFixture ini;
+  private Initiator ini;
   private long peer;
   private byte[] pattern;
   private final Arena arena = Arena.ofShared();
@@ -42,7 +43,7 @@ class BadInputTest {
   @BeforeAll
   void start() {
     target = new RemoteTarget("ucx", "shm", REGION, false, false, List.of());
-    ini = new UcxFixture("shm", DomainAttr.Progress.AUTO);
+    ini = new Initiator("ucx", "shm", DomainAttr.Progress.AUTO);
     peer = ini.av.insert(target.address());
     pattern = new byte[REGION];
     for (int i = 0; i < REGION; i++) {

@@ -8,6 +8,7 @@ import dev.fiucx.DomainAttr;
 import dev.fiucx.FiDatatype;
 import dev.fiucx.FiErrno;
 import dev.fiucx.FiOp;
+import dev.fiucx.conformance.remote.Initiator;
 import dev.fiucx.conformance.remote.RemoteTarget;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -24,7 +25,7 @@ class DyingPeerTest {
   void operationsToAKilledPeerEndAsErrorEntries() {
     try (Arena arena = Arena.ofConfined();
         RemoteTarget target = new RemoteTarget("ucx", "tcp", 64, false, false, List.of());
-        UcxFixture ini = new UcxFixture("tcp", DomainAttr.Progress.MANUAL)) {
+        Initiator ini = new Initiator("ucx", "tcp", DomainAttr.Progress.MANUAL)) {
       long peer = ini.av.insert(target.address());
       MemorySegment one = arena.allocate(8, 8);
       one.set(ValueLayout.JAVA_LONG, 0, 1);

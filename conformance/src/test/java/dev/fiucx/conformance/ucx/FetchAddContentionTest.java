@@ -3,6 +3,7 @@ package dev.fiucx.conformance.ucx;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.fiucx.conformance.remote.FetchAddProcess;
+import dev.fiucx.conformance.remote.JavaCommand;
 import dev.fiucx.conformance.remote.RemoteTarget;
 import java.io.DataInputStream;
 import java.io.IOException;
@@ -10,7 +11,6 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.HexFormat;
 import java.util.List;
@@ -33,19 +33,17 @@ class FetchAddContentionTest {
     try (RemoteTarget target = new RemoteTarget("ucx", transport, 64, false, false, List.of())) {
       int half = total / 2;
       Path out = dir.resolve("child.bin");
-      List<String> cmd = new ArrayList<>();
-      cmd.add(ProcessHandle.current().info().command().orElse("java"));
-      cmd.add("--enable-native-access=ALL-UNNAMED");
-      cmd.add("-cp");
-      cmd.add(System.getProperty("java.class.path"));
-      cmd.add(FetchAddProcess.class.getName());
-      cmd.add("ucx");
-      cmd.add(transport);
-      cmd.add(HexFormat.of().formatHex(target.address()));
-      cmd.add(Long.toString(target.key()));
-      cmd.add(Integer.toString(total - half));
-      cmd.add(out.toString());
-      Process child = new ProcessBuilder(cmd).inheritIO().start();
+      List<String> cmd =
+          JavaCommand.of(
+              List.of(),
+              FetchAddProcess.class,
+              "ucx",
+              transport,
+              HexFormat.of().formatHex(target.address()),
+              Long.toString(target.key()),
+              Integer.toString(total - half),
+              out.toString());
+      Process child = JavaCommand.inheritingIo(cmd).start();
       long[] mine =
           FetchAddProcess.fetchAdd("ucx", transport, target.address(), target.key(), half);
       if (!child.waitFor(300, TimeUnit.SECONDS)) {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.fiucx.conformance.remote.FetchAddProcess;
+import dev.fiucx.conformance.remote.JavaCommand;
 import dev.fiucx.conformance.remote.NetworkNamespaces;
 import dev.fiucx.conformance.remote.RemoteTarget;
 import java.io.DataInputStream;
@@ -11,7 +12,6 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -29,19 +29,17 @@ class NamespacesTest {
     try (NetworkNamespaces hosts = new NetworkNamespaces();
         RemoteTarget target = new RemoteTarget("ucx", "tcp", 64, false, false, hosts.prefix(1))) {
       Path out = dir.resolve("fetched.bin");
-      List<String> cmd = new ArrayList<>(hosts.prefix(0));
-      cmd.add(ProcessHandle.current().info().command().orElse("java"));
-      cmd.add("--enable-native-access=ALL-UNNAMED");
-      cmd.add("-cp");
-      cmd.add(System.getProperty("java.class.path"));
-      cmd.add(FetchAddProcess.class.getName());
-      cmd.add("ucx");
-      cmd.add("tcp");
-      cmd.add(HexFormat.of().formatHex(target.address()));
-      cmd.add(Long.toString(target.key()));
-      cmd.add(Integer.toString(n));
-      cmd.add(out.toString());
-      Process initiator = new ProcessBuilder(cmd).inheritIO().start();
+      List<String> cmd =
+          JavaCommand.of(
+              hosts.prefix(0),
+              FetchAddProcess.class,
+              "ucx",
+              "tcp",
+              HexFormat.of().formatHex(target.address()),
+              Long.toString(target.key()),
+              Integer.toString(n),
+              out.toString());
+      Process initiator = JavaCommand.inheritingIo(cmd).start();
       if (!initiator.waitFor(120, TimeUnit.SECONDS)) {
         initiator.destroyForcibly();
         throw new AssertionError("the initiator in the other namespace did not finish");

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.fiucx.AtomicFamily;
 import dev.fiucx.Mechanism;
+import dev.fiucx.conformance.remote.Initiator;
 import dev.fiucx.conformance.replay.MemoryImages;
 import dev.fiucx.conformance.replay.MemoryImages.Match;
 import dev.fiucx.conformance.replay.ProviderEngine;
@@ -38,7 +39,7 @@ class NativeCellsOverUcxTest {
     Set<String> skipped = new TreeSet<>();
     Set<String> nativeCells = new TreeSet<>();
     try (ProviderEngine engine = new ProviderEngine("ucx", transport, targetProcess);
-        UcxFixture probe = new UcxFixture(transport, dev.fiucx.DomainAttr.Progress.MANUAL)) {
+        Initiator probe = new Initiator("ucx", transport, dev.fiucx.DomainAttr.Progress.MANUAL)) {
       for (var cell : dev.fiucx.semantics.AtomicTable.reference().validCells()) {
         try {
           var attr =

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import dev.fiucx.DomainAttr;
 import dev.fiucx.FiDatatype;
 import dev.fiucx.FiOp;
+import dev.fiucx.conformance.remote.Initiator;
 import dev.fiucx.conformance.remote.RemoteTarget;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -26,7 +27,7 @@ class TargetProgressTest {
   void aTargetThatOnlyExposesRegisteredMemoryServesItsPeers(String transport) {
     try (Arena arena = Arena.ofConfined();
         RemoteTarget target = new RemoteTarget("ucx", transport, 64, true, false, List.of());
-        UcxFixture ini = new UcxFixture(transport, DomainAttr.Progress.MANUAL)) {
+        Initiator ini = new Initiator("ucx", transport, DomainAttr.Progress.MANUAL)) {
       long peer = ini.av.insert(target.address());
       MemorySegment three = arena.allocate(8, 8);
       three.set(ValueLayout.JAVA_LONG, 0, 3);

@@ -1,25 +1,17 @@
 package dev.fiucx.perf.cli;
 
-import dev.fiucx.AddressVector;
 import dev.fiucx.AtomicAttr;
 import dev.fiucx.AtomicFamily;
-import dev.fiucx.CompletionQueue;
-import dev.fiucx.CqEntry;
-import dev.fiucx.Domain;
 import dev.fiucx.DomainAttr;
-import dev.fiucx.Endpoint;
-import dev.fiucx.Fabric;
 import dev.fiucx.FiDatatype;
-import dev.fiucx.FiErrno;
 import dev.fiucx.FiException;
-import dev.fiucx.FiFlags;
 import dev.fiucx.FiOp;
+import dev.fiucx.conformance.remote.Initiator;
 import dev.fiucx.conformance.remote.RemoteTarget;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -113,43 +105,28 @@ final class DemoCommand implements Callable<Integer> {
         "fiucx demo: this process runs atomics on memory of a second process over UCX (%s)%n%n",
         transport);
     try (RemoteTarget target = new RemoteTarget("ucx", transport, 4096, false, false, List.of());
-        Domain domain =
-            Fabric.openDomain(
-                "ucx", new DomainAttr(transport, DomainAttr.Progress.MANUAL, false, Map.of()));
+        Initiator ini = new Initiator("ucx", transport, DomainAttr.Progress.MANUAL);
         Arena arena = Arena.ofConfined()) {
-      domain.describe().forEach((k, v) -> System.out.printf("  %-12s %s%n", k, v));
+      ini.domain.describe().forEach((k, v) -> System.out.printf("  %-12s %s%n", k, v));
       System.out.println();
-      CompletionQueue cq = domain.openCompletionQueue(64);
-      AddressVector av = domain.openAddressVector();
-      Endpoint ep = domain.openEndpoint();
-      ep.bind(av);
-      ep.bind(cq, FiFlags.TRANSMIT);
-      ep.enable();
-      long peer = av.insert(target.address());
+      long peer = ini.av.insert(target.address());
       System.out.printf(
           "  %-28s %-9s %-18s %-18s %-18s %s%n",
           "call", "mechanism", "target before", "target after", "fetched", "latency");
       for (Row row : ROWS) {
-        System.out.println("  " + run(row, domain, ep, cq, peer, target, arena));
+        System.out.println("  " + run(row, ini, peer, target, arena));
       }
       System.out.println();
-      CapabilityTableView.print(InfoCommand.asked(domain), System.out);
+      CapabilityTableView.print(InfoCommand.asked(ini.domain), System.out);
       return 0;
     }
   }
 
-  private String run(
-      Row row,
-      Domain domain,
-      Endpoint ep,
-      CompletionQueue cq,
-      long peer,
-      RemoteTarget target,
-      Arena arena) {
+  private String run(Row row, Initiator ini, long peer, RemoteTarget target, Arena arena) {
     String call = row.family().label() + " " + row.op().fiName() + " " + row.datatype().fiName();
     AtomicAttr attr;
     try {
-      attr = domain.queryAtomic(row.datatype(), row.op(), row.family().queryFlag());
+      attr = ini.domain.queryAtomic(row.datatype(), row.op(), row.family().queryFlag());
     } catch (FiException e) {
       return String.format("%-28s %-9s %s", call, "-", e.getMessage());
     }
@@ -158,12 +135,11 @@ final class DemoCommand implements Callable<Integer> {
     MemorySegment operand = row.operand() == null ? null : native_(arena, row.operand());
     MemorySegment compare = row.compare() == null ? null : native_(arena, row.compare());
     MemorySegment result = arena.allocate(size, 16);
-    CqEntry[] entries = {new CqEntry()};
     target.set(0, initial);
-    int rc = post(row, ep, peer, target.key(), operand, compare, result);
-    if (rc < 0 || cq.sread(entries, 1, 10_000) != 1) {
-      return String.format(
-          "%-28s %-9s failed: %s", call, attr.mechanism(), FiErrno.errorString(rc));
+    try {
+      once(row, ini, peer, target.key(), operand, compare, result);
+    } catch (FiException e) {
+      return String.format("%-28s %-9s failed: %s", call, attr.mechanism(), e.getMessage());
     }
     String after = HEX.formatHex(target.get(0, size));
     String fetched =
@@ -171,13 +147,11 @@ final class DemoCommand implements Callable<Integer> {
             ? "-"
             : HEX.formatHex(result.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
     for (int i = 0; i < iterations / 2; i++) {
-      post(row, ep, peer, target.key(), operand, compare, result);
-      cq.sread(entries, 1, 10_000);
+      once(row, ini, peer, target.key(), operand, compare, result);
     }
     long start = System.nanoTime();
     for (int i = 0; i < iterations; i++) {
-      post(row, ep, peer, target.key(), operand, compare, result);
-      cq.sread(entries, 1, 10_000);
+      once(row, ini, peer, target.key(), operand, compare, result);
     }
     double micros = (System.nanoTime() - start) / 1e3 / iterations;
     return String.format(
@@ -190,35 +164,22 @@ final class DemoCommand implements Callable<Integer> {
         micros);
   }
 
-  private static int post(
+  /** One call of the row, waited for. */
+  private static void once(
       Row row,
-      Endpoint ep,
+      Initiator ini,
       long peer,
       long key,
       MemorySegment operand,
       MemorySegment compare,
       MemorySegment result) {
-    return switch (row.family()) {
-      case BASE -> ep.atomic(operand, 1, null, peer, 0, key, row.datatype(), row.op(), row);
-      case FETCH ->
-          ep.fetchAtomic(
-              operand, 1, null, result, null, peer, 0, key, row.datatype(), row.op(), row);
-      case COMPARE ->
-          ep.compareAtomic(
-              operand,
-              1,
-              null,
-              compare,
-              null,
-              result,
-              null,
-              peer,
-              0,
-              key,
-              row.datatype(),
-              row.op(),
-              row);
-    };
+    int rc =
+        ini.post(
+            row.family(), row.op(), row.datatype(), 1, operand, compare, result, peer, 0, key, row);
+    if (rc < 0) {
+      throw new FiException(rc, "the call");
+    }
+    ini.awaitCompletion();
   }
 
   private static MemorySegment native_(Arena arena, String hex) {

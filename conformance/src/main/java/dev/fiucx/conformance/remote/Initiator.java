@@ -1,0 +1,112 @@
+package dev.fiucx.conformance.remote;
+
+import dev.fiucx.AddressVector;
+import dev.fiucx.AtomicFamily;
+import dev.fiucx.CompletionQueue;
+import dev.fiucx.CqEntry;
+import dev.fiucx.CqErrEntry;
+import dev.fiucx.Domain;
+import dev.fiucx.DomainAttr;
+import dev.fiucx.Endpoint;
+import dev.fiucx.Fabric;
+import dev.fiucx.FiDatatype;
+import dev.fiucx.FiErrno;
+import dev.fiucx.FiException;
+import dev.fiucx.FiFlags;
+import dev.fiucx.FiOp;
+import java.lang.foreign.MemorySegment;
+import java.util.Map;
+
+/**
+ * The initiator side of a test, a replay or the demo: a domain of some provider with a completion
+ * queue, an address vector and an enabled endpoint, and the plain call of each family.
+ */
+public final class Initiator implements AutoCloseable {
+  public final Domain domain;
+  public final CompletionQueue cq;
+  public final AddressVector av;
+  public final Endpoint ep;
+  private final CqEntry[] entries = {new CqEntry()};
+
+  /**
+   * @param transport the provider's transport name, or null for its default
+   */
+  public Initiator(String provider, String transport, DomainAttr.Progress progress) {
+    domain = Fabric.openDomain(provider, new DomainAttr(transport, progress, false, Map.of()));
+    cq = domain.openCompletionQueue(256);
+    av = domain.openAddressVector();
+    ep = domain.openEndpoint();
+    ep.bind(av);
+    ep.bind(cq, FiFlags.TRANSMIT);
+    ep.enable();
+  }
+
+  /**
+   * The family's plain call, {@code fi_atomic}, {@code fi_fetch_atomic} or {@code
+   * fi_compare_atomic}, on {@code count} elements at {@code addr} of {@code peer}'s region.
+   */
+  public int post(
+      AtomicFamily family,
+      FiOp op,
+      FiDatatype datatype,
+      long count,
+      MemorySegment operand,
+      MemorySegment compare,
+      MemorySegment result,
+      long peer,
+      long addr,
+      long key,
+      Object context) {
+    return switch (family) {
+      case BASE -> ep.atomic(operand, count, null, peer, addr, key, datatype, op, context);
+      case FETCH ->
+          ep.fetchAtomic(
+              operand, count, null, result, null, peer, addr, key, datatype, op, context);
+      case COMPARE ->
+          ep.compareAtomic(
+              operand, count, null, compare, null, result, null, peer, addr, key, datatype, op,
+              context);
+    };
+  }
+
+  /**
+   * Waits for one completion and returns its context; throws on an error entry (with its errno) or
+   * when none comes within 10 s.
+   */
+  public Object awaitCompletion() {
+    int n = cq.sread(entries, 1, 10_000);
+    if (n == -FiErrno.EAVAIL) {
+      CqErrEntry e = new CqErrEntry();
+      cq.readErr(e);
+      throw new FiException(e.err, "error completion: " + e);
+    }
+    if (n != 1) {
+      throw new FiException(n, "no completion within 10 s");
+    }
+    return entries[0].opContext;
+  }
+
+  /** Waits for one error entry and returns it; throws on a success or when none comes in 10 s. */
+  public CqErrEntry awaitError() {
+    long deadline = System.nanoTime() + 10_000_000_000L;
+    while (System.nanoTime() - deadline < 0) {
+      int n = cq.read(entries, 1);
+      if (n == -FiErrno.EAVAIL) {
+        CqErrEntry e = new CqErrEntry();
+        cq.readErr(e);
+        return e;
+      }
+      if (n > 0) {
+        throw new FiException(FiErrno.EOTHER, "expected an error entry, got " + entries[0]);
+      }
+    }
+    throw new FiException(FiErrno.ETIMEDOUT, "no error entry within 10 s");
+  }
+
+  @Override
+  public void close() {
+    ep.close();
+    av.close();
+    domain.close();
+  }
+}
