@@ -4,6 +4,7 @@ import dev.fiucx.AtomicFamily;
 import dev.fiucx.FiErrno;
 import dev.fiucx.Mechanism;
 import dev.fiucx.completion.PendingOperations;
+import dev.fiucx.emulation.CasLoop;
 import dev.fiucx.semantics.AtomicCell;
 import dev.fiucx.semantics.ElementSemantics;
 import dev.fiucx.spi.RemoteAtomicOp;
@@ -11,9 +12,10 @@ import dev.fiucx.spi.TransportPeer;
 
 /**
  * Carries out a validated call element by element, by the mechanism its cell names. A NATIVE
- * element is one remote atomic; the emulated mechanisms come with the emulation engines. An
- * endpoint owns one dispatcher and fills its element walks for each call, so a call allocates
- * nothing.
+ * element is one remote atomic; a CAS_LOOP element is started in the endpoint's {@link CasLoop},
+ * which posts its read and carries on as completions come. Every element is posted before any is
+ * waited for. An endpoint owns one dispatcher and fills its element walks for each call, so a call
+ * allocates nothing.
  */
 public final class Dispatcher {
   public final LocalElements operands = new LocalElements();
@@ -24,18 +26,23 @@ public final class Dispatcher {
   /** Where a base-family ATOMIC_WRITE's unwanted old value goes: UCX's SWAP always fetches. */
   private final long discardAddress;
 
+  private final CasLoop casLoop;
+
   /**
    * @param discardAddress 8 bytes of native memory that the transport may write at any time
+   * @param casLoop the endpoint's CAS-loop engine
    */
-  public Dispatcher(long discardAddress) {
+  public Dispatcher(long discardAddress, CasLoop casLoop) {
     this.discardAddress = discardAddress;
+    this.casLoop = casLoop;
   }
 
   /**
    * Posts all {@code elements} of the call to {@code peer} with {@code token}. Returns how many
    * went out pending (the transport reports each later) when at least one element went out (a later
    * failure is then recorded in {@code slot} of {@code pending} and reaches the completion queue),
-   * or the negative {@code fi_errno} of the first element when nothing did.
+   * or the negative {@code fi_errno} of the first element when nothing did ({@code -FI_EAGAIN} when
+   * the CAS loop has no room for the call's elements now).
    */
   public int post(
       AtomicCell cell,
@@ -44,8 +51,12 @@ public final class Dispatcher {
       PendingOperations pending,
       int slot,
       long token) {
-    if (cell.mechanism() != Mechanism.NATIVE) {
+    boolean emulated = cell.mechanism() == Mechanism.CAS_LOOP;
+    if (!emulated && cell.mechanism() != Mechanism.NATIVE) {
       return -FiErrno.EOPNOTSUPP;
+    }
+    if (emulated && !casLoop.reserve(elements)) {
+      return -FiErrno.EAGAIN;
     }
     int size = cell.size();
     boolean readsOperand = cell.op() != dev.fiucx.FiOp.ATOMIC_READ;
@@ -68,10 +79,16 @@ public final class Dispatcher {
       if (compares) {
         this.compares.next();
       }
-      rc = postNative(cell, peer, size, readsOperand, fetches, compares, token);
+      rc =
+          emulated
+              ? startEmulated(cell, peer, size, readsOperand, fetches, compares, slot)
+              : postNative(cell, peer, size, readsOperand, fetches, compares, token);
       if (rc == TransportPeer.PENDING) {
         pendingElements++;
       } else if (rc < 0) {
+        if (emulated) {
+          casLoop.unreserve(elements - e - 1); // the failed element gave its own room back
+        }
         if (e == 0) {
           break;
         }
@@ -106,6 +123,35 @@ public final class Dispatcher {
         fetches ? results.address() : op == RemoteAtomicOp.SWAP ? discardAddress : 0;
     return peer.postAtomic(
         targets.region, targets.elementOffset, op, size, value, resultAddress, token);
+  }
+
+  /**
+   * A CAS-loop element: its operand and compare bits are copied now (so FI_INJECT and buffer reuse
+   * are safe), its old value goes to the result buffer when it finishes.
+   */
+  private int startEmulated(
+      AtomicCell cell,
+      TransportPeer peer,
+      int size,
+      boolean readsOperand,
+      boolean fetches,
+      boolean compares,
+      int slot) {
+    long value =
+        readsOperand ? ElementSemantics.load(operands.segment, operands.elementOffset, size) : 0;
+    long expected =
+        compares
+            ? ElementSemantics.load(this.compares.segment, this.compares.elementOffset, size)
+            : 0;
+    return casLoop.start(
+        cell,
+        peer,
+        targets.region,
+        targets.elementOffset,
+        value,
+        expected,
+        fetches ? results.address() : 0,
+        slot);
   }
 
   /** Drops the references to the caller's buffers that a call left in the element walks. */

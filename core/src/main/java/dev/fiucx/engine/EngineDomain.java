@@ -14,6 +14,7 @@ import dev.fiucx.completion.CompletionCounter;
 import dev.fiucx.completion.CompletionRing;
 import dev.fiucx.dispatch.NativeSelfTest;
 import dev.fiucx.dispatch.ProviderTable;
+import dev.fiucx.emulation.EmulationCounters;
 import dev.fiucx.semantics.AtomicTable;
 import dev.fiucx.spi.Progress;
 import dev.fiucx.spi.Transport;
@@ -33,7 +34,7 @@ import java.util.function.Function;
  */
 public final class EngineDomain implements Domain, TransportCompletions {
   /** The mechanisms the engine carries out today. */
-  static final Set<Mechanism> BUILT = EnumSet.of(Mechanism.NATIVE);
+  static final Set<Mechanism> BUILT = EnumSet.of(Mechanism.NATIVE, Mechanism.CAS_LOOP);
 
   /** Token owner of the self-test's operations (endpoints use their index). */
   private static final int SELF_TEST = 0x7FFF_FFFF;
@@ -44,6 +45,7 @@ public final class EngineDomain implements Domain, TransportCompletions {
   private final Transport transport;
   private final List<NativeSelfTest.Demotion> demotions;
   private final AtomicTable table;
+  private final EmulationCounters emulationCounters = new EmulationCounters();
   private final Progress progress;
   private final ProgressThread progressThread;
   private final List<AutoCloseable> opened = new CopyOnWriteArrayList<>();
@@ -68,12 +70,26 @@ public final class EngineDomain implements Domain, TransportCompletions {
     }
     this.table = ProviderTable.build(demotions, BUILT);
     if (attr.progress() == DomainAttr.Progress.AUTO) {
-      this.progressThread = new ProgressThread(transport, "fiucx-progress-" + providerName);
+      this.progressThread =
+          new ProgressThread(this::progressOnce, "fiucx-progress-" + providerName);
       this.progress = Progress.NONE;
     } else {
       this.progressThread = null;
-      this.progress = transport::progress;
+      this.progress = this::progressOnce;
     }
+  }
+
+  /**
+   * One round of progress: the transport's (completions, peers' software atomics), then the
+   * emulation steps those completions made ready, posted here and not inside the transport's
+   * callbacks. Called by the progress thread, or under manual progress by CQ and counter reads.
+   */
+  private int progressOnce() {
+    int events = transport.progress();
+    for (EngineEndpoint ep : endpoints) {
+      events += ep.drainEmulation();
+    }
+    return events;
   }
 
   @Override
@@ -84,6 +100,11 @@ public final class EngineDomain implements Domain, TransportCompletions {
   /** This domain's atomic table: what it carries out, and how. */
   public AtomicTable table() {
     return table;
+  }
+
+  /** What the emulation engines did: CAS attempts, retries, skipped swaps. */
+  public EmulationCounters emulationCounters() {
+    return emulationCounters;
   }
 
   /** The native ops the self-test found wrong on this machine. */

@@ -18,6 +18,7 @@ import dev.fiucx.completion.CompletionRing;
 import dev.fiucx.completion.PendingOperations;
 import dev.fiucx.dispatch.Dispatcher;
 import dev.fiucx.dispatch.LocalElements.Need;
+import dev.fiucx.emulation.CasLoop;
 import dev.fiucx.semantics.AtomicCell;
 import dev.fiucx.semantics.AtomicTable;
 import dev.fiucx.spi.Progress;
@@ -45,6 +46,7 @@ final class EngineEndpoint implements Endpoint {
   private final Progress progress;
   private final PendingOperations pending = new PendingOperations(IN_FLIGHT);
   private final Arena arena = Arena.ofShared();
+  private final CasLoop casLoop;
   private final Dispatcher dispatcher;
   private EngineAddressVector av;
   private CompletionRing cq;
@@ -53,6 +55,7 @@ final class EngineEndpoint implements Endpoint {
   private CompletionCounter writeCounter;
   private boolean enabled;
   private volatile boolean closed;
+  private volatile boolean released;
 
   EngineEndpoint(EngineDomain domain, int index, Progress progress) {
     this.domain = domain;
@@ -60,7 +63,15 @@ final class EngineEndpoint implements Endpoint {
     this.table = domain.table();
     this.virtualAddressing = domain.attr().virtualAddressing();
     this.progress = progress;
-    this.dispatcher = new Dispatcher(arena.allocate(8, 8).address());
+    // the CAS loop's steps carry tokens with bit 31 of the low word set; slots stay below it
+    this.casLoop =
+        new CasLoop(
+            AtomicTable.MAX_ATOMIC_BYTES,
+            arena,
+            ((long) index << 32) | CasLoop.TOKEN_BIT,
+            domain.emulationCounters(),
+            pending::completed);
+    this.dispatcher = new Dispatcher(arena.allocate(8, 8).address(), casLoop);
   }
 
   @Override
@@ -485,9 +496,21 @@ final class EngineEndpoint implements Endpoint {
     return 0;
   }
 
-  /** A transport completion for one of this endpoint's slots. */
-  void completed(int slot, int status) {
-    pending.completed(slot, status);
+  /** A transport completion for one of this endpoint's slots, or a step of its CAS loop. */
+  void completed(int low, int status) {
+    if (CasLoop.owns(low)) {
+      casLoop.completed(low, status);
+    } else {
+      pending.completed(low, status);
+    }
+  }
+
+  /**
+   * Takes the CAS loop's next steps: the domain's progress calls it right after the transport's, on
+   * the one thread that progresses. Returns the elements stepped.
+   */
+  int drainEmulation() {
+    return released ? 0 : casLoop.drain();
   }
 
   /** Operations posted and not yet completed. */
@@ -502,6 +525,7 @@ final class EngineEndpoint implements Endpoint {
     }
     closed = true;
     awaitEarlierOperations();
+    released = true; // no more draining: the CAS loop's scratch goes with the arena
     arena.close();
   }
 }

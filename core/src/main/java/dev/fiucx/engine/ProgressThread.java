@@ -1,24 +1,24 @@
 package dev.fiucx.engine;
 
-import dev.fiucx.spi.Transport;
+import dev.fiucx.spi.Progress;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Automatic progress: one daemon thread that progresses the transport, spinning while there is work
- * and parking briefly when there is none, so a process that only exposes memory still serves its
- * peers' software atomics.
+ * Automatic progress: one daemon thread that progresses the domain (its transport, then the
+ * emulation steps that became ready), spinning while there is work and parking briefly when there
+ * is none, so a process that only exposes memory still serves its peers' software atomics.
  */
 final class ProgressThread implements AutoCloseable {
   private static final int SPINS_BEFORE_PARK = 2_000;
   private static final long FIRST_PARK_NANOS = 10_000;
   private static final long LONGEST_PARK_NANOS = 1_000_000;
 
-  private final Transport transport;
+  private final Progress progress;
   private final Thread thread;
   private volatile boolean running = true;
 
-  ProgressThread(Transport transport, String name) {
-    this.transport = transport;
+  ProgressThread(Progress progress, String name) {
+    this.progress = progress;
     this.thread = Thread.ofPlatform().daemon().name(name).unstarted(this::loop);
     thread.start();
   }
@@ -27,7 +27,7 @@ final class ProgressThread implements AutoCloseable {
     int idle = 0;
     long park = FIRST_PARK_NANOS;
     while (running) {
-      if (transport.progress() > 0) {
+      if (progress.progress() > 0) {
         idle = 0;
         park = FIRST_PARK_NANOS;
       } else if (++idle > SPINS_BEFORE_PARK) {

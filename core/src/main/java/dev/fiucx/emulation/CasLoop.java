@@ -1,0 +1,368 @@
+package dev.fiucx.emulation;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import dev.fiucx.FiErrno;
+import dev.fiucx.semantics.AtomicCell;
+import dev.fiucx.semantics.ElementSemantics;
+import dev.fiucx.semantics.ScalarSemantics;
+import dev.fiucx.spi.RemoteAtomicOp;
+import dev.fiucx.spi.RemoteRegion;
+import dev.fiucx.spi.TransportPeer;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+
+/**
+ * The CAS-loop engine of one endpoint: carries out an element of 8 bytes or less that no remote
+ * atomic computes, with remote atomics only, so it stays atomic against native ops on the same
+ * bytes. Per element: read the word with a fetching ADD of 0, compute the element's new bits with
+ * {@link ScalarSemantics}, splice them into the word and compare-and-swap it; when the swap finds
+ * another value, compute again from that value; when the op changes nothing, post no swap at all.
+ * The fetched result is the element's value in the word that the successful step saw.
+ *
+ * <p>Each element is a small state machine over preallocated arrays, driven by transport
+ * completions: its steps carry tokens {@code tokenBase | element} (the endpoint sets bit 31 of the
+ * low word, which its own operation slots never use). A step that completes at once (shared-memory
+ * CPU atomics) continues in place; a pending one returns, and its completion, reported inside the
+ * transport's progress, only pushes the element on a ready stack. {@link #drain}, called by the
+ * domain's progress right after the transport's, takes the next step, so no UCX call is ever made
+ * from inside a UCX callback. A call therefore posts the reads of all its elements before waiting
+ * for any, then their swaps as the reads come back, then the retries: nothing waits element by
+ * element, and nothing ever blocks.
+ *
+ * <p>Threads: one thread at a time starts elements (the endpoint's caller); one thread at a time
+ * drains (the progress thread, or under manual progress the caller); completions may arrive on any
+ * thread that progresses the transport. They share only the ready stack, the free count and the
+ * phase of each element, whose release store precedes every post and whose acquire load starts
+ * every step, so the plain fields of an element are always seen by the thread that takes the next
+ * step. Nothing allocates, nothing locks.
+ */
+public final class CasLoop {
+  /** The low-word token bit that marks an emulation step (endpoint slots stay below it). */
+  public static final long TOKEN_BIT = 0x8000_0000L;
+
+  /** Reports a finished element of an operation slot whose start returned PENDING. */
+  @FunctionalInterface
+  public interface ElementCompletions {
+    void completed(int slot, int status);
+  }
+
+  private static final int FREE = 0;
+  private static final int READING = 1;
+  private static final int SWAPPING = 2;
+  private static final int RETRY = 3;
+
+  /** Failed swaps in a row that retry in place (with a spin) before waiting for progress. */
+  private static final int INLINE_TRIES = 8;
+
+  /** Per element: the read's word, then the swap's old word. */
+  private static final int SCRATCH_STRIDE = 16;
+
+  /** Where results are written: the caller's native result buffers, by address, as UCX does. */
+  @SuppressWarnings("restricted")
+  private static final MemorySegment ALL = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+
+  private final int mask;
+  private final long tokenBase;
+  private final EmulationCounters counters;
+  private final ElementCompletions completions;
+  private final MemorySegment scratch;
+  private final long scratchBase;
+  private final ReadyStack ready;
+  private final AtomicIntegerArray phases;
+  private final AtomicInteger available;
+  private int cursor;
+
+  // one element each
+  private final AtomicCell[] cells;
+  private final TransportPeer[] peers;
+  private final RemoteRegion[] regions;
+  private final long[] wordOffsets;
+  private final int[] shifts;
+  private final long[] operands;
+  private final long[] compares;
+  private final long[] results;
+  private final long[] expected;
+  private final long[] observed;
+  private final int[] slots;
+  private final int[] statuses;
+  private final int[] attempts;
+  private final int[] failures;
+
+  /**
+   * @param capacity elements in flight at most (rounded up to a power of two): the largest count of
+   *     a cell, so that any one call fits
+   * @param arena where the scratch words the transport writes live; it must outlive every element
+   * @param tokenBase the high bits of every step's token; {@link #TOKEN_BIT} must be set
+   */
+  public CasLoop(
+      int capacity,
+      Arena arena,
+      long tokenBase,
+      EmulationCounters counters,
+      ElementCompletions completions) {
+    if ((tokenBase & TOKEN_BIT) == 0) {
+      throw new IllegalArgumentException("tokenBase must carry TOKEN_BIT");
+    }
+    int n = Integer.highestOneBit(Math.max(2, capacity) - 1) << 1;
+    this.mask = n - 1;
+    this.tokenBase = tokenBase;
+    this.counters = counters;
+    this.completions = completions;
+    this.scratch = arena.allocate((long) n * SCRATCH_STRIDE, 8);
+    this.scratchBase = scratch.address();
+    this.ready = new ReadyStack(n);
+    this.phases = new AtomicIntegerArray(n);
+    this.available = new AtomicInteger(n);
+    cells = new AtomicCell[n];
+    peers = new TransportPeer[n];
+    regions = new RemoteRegion[n];
+    wordOffsets = new long[n];
+    shifts = new int[n];
+    operands = new long[n];
+    compares = new long[n];
+    results = new long[n];
+    expected = new long[n];
+    observed = new long[n];
+    slots = new int[n];
+    statuses = new int[n];
+    attempts = new int[n];
+    failures = new int[n];
+  }
+
+  /** Elements that may be in flight at once. */
+  public int capacity() {
+    return mask + 1;
+  }
+
+  /** Whether {@code low} (a token's low 32 bits) names an emulation step. */
+  public static boolean owns(int low) {
+    return (low & TOKEN_BIT) != 0;
+  }
+
+  /**
+   * Sets aside room for {@code elements} elements before a call starts any (so a call is never
+   * refused half-way); false when they do not fit now. Every element reserved must then be started
+   * or given back with {@link #unreserve}.
+   */
+  public boolean reserve(long elements) {
+    if (available.get() < elements) {
+      return false;
+    }
+    available.addAndGet((int) -elements);
+    return true;
+  }
+
+  /** Gives back reserved room that no element used. */
+  public void unreserve(long elements) {
+    if (elements > 0) {
+      available.addAndGet((int) elements);
+    }
+  }
+
+  /**
+   * Starts one element of a CAS_LOOP cell: posts its read, and runs on while steps complete at
+   * once.
+   *
+   * @param offset the element's byte offset in {@code region} (checked: in range, aligned)
+   * @param operand the operand's bits (ignored by ATOMIC_READ)
+   * @param compare the compare value's bits (compare family)
+   * @param resultAddress where the element's old value goes (fetch and compare families), or 0
+   * @return {@link TransportPeer#DONE} when the element finished here; {@link
+   *     TransportPeer#PENDING} when it will be reported to {@link ElementCompletions} with {@code
+   *     slot}; or a negative {@code fi_errno} when it failed here without changing the target (and
+   *     is not reported)
+   */
+  public int start(
+      AtomicCell cell,
+      TransportPeer peer,
+      RemoteRegion region,
+      long offset,
+      long operand,
+      long compare,
+      long resultAddress,
+      int slot) {
+    int e = claim();
+    int size = cell.size();
+    cells[e] = cell;
+    peers[e] = peer;
+    regions[e] = region;
+    wordOffsets[e] = WordLane.wordOffset(offset, size);
+    shifts[e] = WordLane.shift(offset, size);
+    operands[e] = operand;
+    compares[e] = compare;
+    results[e] = resultAddress;
+    slots[e] = slot;
+    statuses[e] = 0;
+    attempts[e] = 0;
+    failures[e] = 0;
+    phases.setRelease(e, READING);
+    int wordSize = WordLane.wordSize(size);
+    int rc =
+        peer.postAtomic(
+            region, wordOffsets[e], RemoteAtomicOp.ADD, wordSize, 0, readAddress(e), tokenBase | e);
+    if (rc == TransportPeer.PENDING) {
+      return rc;
+    }
+    if (rc < 0) {
+      return finish(e, 0, rc, false, false);
+    }
+    return swap(e, loadWord(readAddress(e), wordSize), false);
+  }
+
+  /**
+   * A transport completion of a step (token's low 32 bits): the next step runs at {@link #drain}.
+   */
+  public void completed(int low, int status) {
+    int e = low & mask;
+    statuses[e] = status;
+    ready.push(e);
+  }
+
+  /**
+   * Takes the next step of every element that is ready; called by the one thread that drains (the
+   * domain's progress, after the transport's). Returns how many elements it stepped.
+   */
+  public int drain() {
+    int e = ready.takeAll();
+    int stepped = 0;
+    while (e != ReadyStack.EMPTY) {
+      int next = ready.next(e); // a step may push e again, which rewrites its link
+      step(e);
+      stepped++;
+      e = next;
+    }
+    return stepped;
+  }
+
+  private void step(int e) {
+    int phase = phases.getAcquire(e);
+    int status = statuses[e];
+    if (status != 0) {
+      finish(e, 0, status, true, false);
+      return;
+    }
+    int wordSize = WordLane.wordSize(cells[e].size());
+    switch (phase) {
+      case READING -> swap(e, loadWord(readAddress(e), wordSize), true);
+      case SWAPPING -> {
+        long word = expected[e];
+        long seen = loadWord(swapAddress(e), wordSize);
+        if (seen == word) {
+          long elementMask = WordLane.mask(cells[e].size());
+          finish(e, WordLane.extract(word, shifts[e], elementMask), 0, true, false);
+        } else {
+          failures[e]++; // the round trip was the pause: retry at once with the value seen
+          swap(e, seen, true);
+        }
+      }
+      case RETRY -> swap(e, observed[e], true);
+      default -> throw new IllegalStateException("element " + e + " stepped while free");
+    }
+  }
+
+  /**
+   * From {@code word}, the target's word as last seen: compute, then swap until the swap holds or
+   * goes pending. {@code reported} says whether the element's end must be reported (it went pending
+   * before).
+   */
+  private int swap(int e, long word, boolean reported) {
+    AtomicCell cell = cells[e];
+    int size = cell.size();
+    int wordSize = WordLane.wordSize(size);
+    long elementMask = WordLane.mask(size);
+    int shift = shifts[e];
+    while (true) {
+      long old = WordLane.extract(word, shift, elementMask);
+      long next =
+          ScalarSemantics.compute(cell.op(), cell.datatype(), old, operands[e], compares[e]);
+      if (next == old) {
+        return finish(e, old, 0, reported, true);
+      }
+      RemoteRegion region = regions[e];
+      if (region.revoked()) {
+        // the target is releasing the memory: a swap now could land after it is gone
+        return finish(e, 0, -FiErrno.EKEYREJECTED, reported, false);
+      }
+      expected[e] = word;
+      attempts[e]++;
+      phases.setRelease(e, SWAPPING);
+      int rc =
+          peers[e].postCompareSwap(
+              region,
+              wordOffsets[e],
+              wordSize,
+              word,
+              WordLane.splice(word, shift, elementMask, next),
+              swapAddress(e),
+              tokenBase | e);
+      if (rc == TransportPeer.PENDING) {
+        return rc;
+      }
+      if (rc < 0) {
+        return finish(e, 0, rc, reported, false);
+      }
+      long seen = loadWord(swapAddress(e), wordSize);
+      if (seen == word) {
+        return finish(e, old, 0, reported, false);
+      }
+      word = seen;
+      if (++failures[e] % INLINE_TRIES == 0) {
+        // lost often in a row: let the transport progress (and others win) before trying again
+        observed[e] = word;
+        phases.setRelease(e, RETRY);
+        ready.push(e);
+        return TransportPeer.PENDING;
+      }
+      Backoff.pause(failures[e]);
+    }
+  }
+
+  /**
+   * Ends an element: writes its old value when it fetches and succeeded, counts, frees it, and
+   * reports it when it went pending. Returns what {@link #start} returns for it.
+   */
+  private int finish(int e, long old, int status, boolean reported, boolean skipped) {
+    if (status == 0 && results[e] != 0) {
+      ElementSemantics.store(ALL, results[e], cells[e].size(), old);
+    }
+    counters.element(attempts[e], failures[e], skipped);
+    int slot = slots[e];
+    cells[e] = null;
+    peers[e] = null;
+    regions[e] = null;
+    phases.setRelease(e, FREE);
+    available.incrementAndGet();
+    if (reported) {
+      completions.completed(slot, status);
+    }
+    return status == 0 ? TransportPeer.DONE : status;
+  }
+
+  /** A free element; one exists because the caller reserved it. */
+  private int claim() {
+    while (true) {
+      int e = cursor;
+      cursor = (e + 1) & mask;
+      if (phases.get(e) == FREE) {
+        return e;
+      }
+    }
+  }
+
+  private long readAddress(int e) {
+    return scratchBase + (long) e * SCRATCH_STRIDE;
+  }
+
+  private long swapAddress(int e) {
+    return scratchBase + (long) e * SCRATCH_STRIDE + 8;
+  }
+
+  private long loadWord(long address, int wordSize) {
+    long at = address - scratchBase;
+    return wordSize == 8 ? scratch.get(JAVA_LONG, at) : scratch.get(JAVA_INT, at) & 0xFFFFFFFFL;
+  }
+}
