@@ -87,6 +87,73 @@ class BadInputTest {
         () -> ini.ep.atomic(one, 1, null, peer, 2, target.key(), FiDatatype.INT32, FiOp.SUM, null));
   }
 
+  /** CAS-loop cells pass the same checks: on the element, never on the word it is swapped in. */
+  @Test
+  void casLoopCellsAreCheckedAsStrictly() {
+    assertRejected(
+        FiErrno.EFAULT,
+        () ->
+            ini.ep.atomic(
+                one, 1, null, peer, REGION, target.key(), FiDatatype.INT8, FiOp.SUM, null));
+    assertRejected(
+        FiErrno.EFAULT,
+        () ->
+            ini.ep.atomic(
+                arena.allocate(4),
+                2,
+                null,
+                peer,
+                REGION - 2,
+                target.key(),
+                FiDatatype.INT16,
+                FiOp.MIN,
+                null));
+    assertRejected(
+        FiErrno.EFAULT,
+        () ->
+            ini.ep.atomic(one, 1, null, peer, -1, target.key(), FiDatatype.UINT8, FiOp.PROD, null));
+    assertRejected(
+        FiErrno.EINVAL,
+        () -> ini.ep.atomic(one, 1, null, peer, 1, target.key(), FiDatatype.INT16, FiOp.MAX, null));
+    assertRejected(
+        FiErrno.EINVAL,
+        () ->
+            ini.ep.atomic(one, 1, null, peer, 6, target.key(), FiDatatype.DOUBLE, FiOp.SUM, null));
+    assertRejected(
+        FiErrno.EMSGSIZE,
+        () ->
+            ini.ep.atomic(
+                arena.allocate(4097),
+                4097,
+                null,
+                peer,
+                0,
+                target.key(),
+                FiDatatype.INT8,
+                FiOp.SUM,
+                null));
+    assertRejected(
+        FiErrno.EINVAL,
+        () ->
+            ini.ep.fetchAtomic(
+                one,
+                1,
+                null,
+                MemorySegment.ofArray(new byte[1]),
+                null,
+                peer,
+                0,
+                target.key(),
+                FiDatatype.INT8,
+                FiOp.MIN,
+                null));
+    assertRejected(
+        FiErrno.EKEYREJECTED,
+        () ->
+            ini.ep.atomic(
+                one, 1, null, peer, 0, target.key() + 1, FiDatatype.FLOAT, FiOp.PROD, null));
+  }
+
   @Test
   void unknownKeysAreRejected() {
     assertRejected(FiErrno.EKEYREJECTED, () -> sum(0, 1, target.key() + 1, one));
@@ -172,6 +239,7 @@ class BadInputTest {
   void aReadOnlyRegionRefusesWritesAndServesReads() {
     try (RemoteTarget readOnly = new RemoteTarget("ucx", "shm", 64, false, true, List.of())) {
       long ro = ini.av.insert(readOnly.address());
+      readOnly.set(0, java.util.Arrays.copyOf(pattern, 64));
       byte[] before = readOnly.get(0, 64);
       assertEquals(
           -FiErrno.EACCES,
@@ -205,6 +273,31 @@ class BadInputTest {
               FiOp.ATOMIC_READ,
               "read"));
       assertEquals("read", ini.awaitCompletion());
+      // a CAS-loop cell writes (even when its value would not change) and needs write access
+      assertEquals(
+          -FiErrno.EACCES,
+          ini.ep.fetchAtomic(
+              one, 1, null, result, null, ro, 0, readOnly.key(), FiDatatype.INT8, FiOp.MAX, null));
+      assertEquals(
+          -FiErrno.EACCES,
+          ini.ep.atomic(one, 1, null, ro, 0, readOnly.key(), FiDatatype.INT16, FiOp.MIN, null));
+      // reading a byte only reads its word
+      assertEquals(
+          0,
+          ini.ep.fetchAtomic(
+              null,
+              1,
+              null,
+              result,
+              null,
+              ro,
+              9,
+              readOnly.key(),
+              FiDatatype.UINT8,
+              FiOp.ATOMIC_READ,
+              "byte"));
+      assertEquals("byte", ini.awaitCompletion());
+      assertEquals(before[9], result.get(ValueLayout.JAVA_BYTE, 0));
       assertArrayEquals(before, readOnly.get(0, 64));
     }
   }

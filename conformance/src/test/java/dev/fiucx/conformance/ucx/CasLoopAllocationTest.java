@@ -1,0 +1,81 @@
+package dev.fiucx.conformance.ucx;
+
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.fiucx.CqEntry;
+import dev.fiucx.Domain;
+import dev.fiucx.DomainAttr;
+import dev.fiucx.Fabric;
+import dev.fiucx.FiDatatype;
+import dev.fiucx.FiFlags;
+import dev.fiucx.FiOp;
+import dev.fiucx.MemoryRegion;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.management.ManagementFactory;
+import java.util.Map;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * A CAS-loop call allocates nothing once compiled, through the whole API: validation, the engine's
+ * element states, the steps that complete at once (shared memory) or later through the progress a
+ * completion-queue read makes (tcp), the result and the completion. Measured with the JVM's
+ * per-thread allocation counter over whole rounds, under manual progress so that every step runs on
+ * this thread; rounds repeat (at most {@link #MAX_ROUNDS}) while the JIT settles.
+ */
+class CasLoopAllocationTest {
+  private static final int MAX_ROUNDS = 10;
+
+  @ParameterizedTest(name = "{0}: {1} x {2} elements")
+  @CsvSource({"shm, 20000, 1", "shm, 2000, 8", "tcp, 1000, 1", "tcp, 200, 8"})
+  void aCasLoopCallAllocatesNothing(String transport, int perRound, int count) {
+    try (Domain target =
+            Fabric.openDomain(
+                "ucx", new DomainAttr(transport, DomainAttr.Progress.AUTO, false, Map.of()));
+        UcxFixture me = new UcxFixture(transport, DomainAttr.Progress.MANUAL);
+        Arena arena = Arena.ofConfined()) {
+      MemoryRegion region = target.allocateMemory(64, FiFlags.REMOTE_READ | FiFlags.REMOTE_WRITE);
+      long peer = me.av.insert(target.openEndpoint().name());
+      MemorySegment operand = arena.allocate(2L * count, 8);
+      for (int i = 0; i < count; i++) {
+        operand.setAtIndex(JAVA_SHORT, i, (short) 1);
+      }
+      MemorySegment result = arena.allocate(2L * count, 8);
+      CqEntry[] entries = {new CqEntry()};
+      var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+      long allocated = -1;
+      int rounds = 0;
+      while (allocated != 0 && rounds < MAX_ROUNDS) {
+        long before = threads.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < perRound; i++) {
+          int rc =
+              me.ep.fetchAtomic(
+                  operand,
+                  count,
+                  null,
+                  result,
+                  null,
+                  peer,
+                  0,
+                  region.key(),
+                  FiDatatype.INT16,
+                  FiOp.SUM,
+                  null);
+          if (rc != 0 || me.cq.sread(entries, 1, 10_000) != 1) {
+            throw new AssertionError("call " + i + ": " + rc);
+          }
+        }
+        allocated = threads.getCurrentThreadAllocatedBytes() - before;
+        rounds++;
+      }
+      assertEquals(0, allocated, "bytes allocated by the last " + perRound + " calls");
+      short expected = (short) (rounds * perRound);
+      for (int i = 0; i < count; i++) {
+        assertEquals(expected, region.segment().getAtIndex(JAVA_SHORT, i));
+        assertEquals((short) (expected - 1), result.getAtIndex(JAVA_SHORT, i));
+      }
+    }
+  }
+}
