@@ -11,6 +11,7 @@ import dev.fiucx.FiDatatype;
 import dev.fiucx.FiFlags;
 import dev.fiucx.FiOp;
 import dev.fiucx.MemoryRegion;
+import dev.fiucx.conformance.remote.Initiator;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
@@ -34,7 +35,7 @@ class CasLoopAllocationTest {
     try (Domain target =
             Fabric.openDomain(
                 "ucx", new DomainAttr(transport, DomainAttr.Progress.AUTO, false, Map.of()));
-        UcxFixture me = new UcxFixture(transport, DomainAttr.Progress.MANUAL);
+        Initiator me = new Initiator("ucx", transport, DomainAttr.Progress.MANUAL);
         Arena arena = Arena.ofConfined()) {
       MemoryRegion region = target.allocateMemory(64, FiFlags.REMOTE_READ | FiFlags.REMOTE_WRITE);
       long peer = me.av.insert(target.openEndpoint().name());

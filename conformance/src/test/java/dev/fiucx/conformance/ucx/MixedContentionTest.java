@@ -14,6 +14,7 @@ import dev.fiucx.FiErrno;
 import dev.fiucx.FiOp;
 import dev.fiucx.Mechanism;
 import dev.fiucx.conformance.remote.FetchAddProcess;
+import dev.fiucx.conformance.remote.Initiator;
 import dev.fiucx.conformance.remote.RemoteTarget;
 import dev.fiucx.emulation.EmulationCounters;
 import dev.fiucx.engine.EngineDomain;
@@ -56,7 +57,7 @@ class MixedContentionTest {
   @CsvSource({"shm, 1000000", "tcp, 20000"})
   void nativeSumAgainstCasOpsOnOneInt64(String transport, int n) throws Exception {
     try (RemoteTarget target = new RemoteTarget("ucx", transport, 64, false, false, List.of());
-        UcxFixture me = new UcxFixture(transport, DomainAttr.Progress.MANUAL);
+        Initiator me = new Initiator("ucx", transport, DomainAttr.Progress.MANUAL);
         Arena arena = Arena.ofConfined()) {
       assertEquals(Mechanism.NATIVE, mechanism(me, AtomicFamily.FETCH, FiOp.SUM));
       assertEquals(Mechanism.CAS_LOOP, mechanism(me, AtomicFamily.COMPARE, FiOp.MSWAP));
@@ -132,7 +133,7 @@ class MixedContentionTest {
   @CsvSource({"shm, 1000000", "tcp, 20000"})
   void casOnNeighbouringBytesOfOneWord(String transport, int n) throws Exception {
     try (RemoteTarget target = new RemoteTarget("ucx", transport, 64, false, false, List.of());
-        UcxFixture me = new UcxFixture(transport, DomainAttr.Progress.MANUAL);
+        Initiator me = new Initiator("ucx", transport, DomainAttr.Progress.MANUAL);
         Arena arena = Arena.ofConfined()) {
       assertEquals(
           Mechanism.CAS_LOOP,
@@ -179,7 +180,7 @@ class MixedContentionTest {
     }
   }
 
-  private static Mechanism mechanism(UcxFixture f, AtomicFamily family, FiOp op) {
+  private static Mechanism mechanism(Initiator f, AtomicFamily family, FiOp op) {
     return f.domain.queryAtomic(FiDatatype.INT64, op, family.queryFlag()).mechanism();
   }
 
@@ -192,10 +193,10 @@ class MixedContentionTest {
 
   /** Waits for each call's completion, failing on an error. */
   private static final class Caller {
-    private final UcxFixture f;
+    private final Initiator f;
     private final CqEntry[] entries = {new CqEntry()};
 
-    Caller(UcxFixture f) {
+    Caller(Initiator f) {
       this.f = f;
     }
 
@@ -263,7 +264,7 @@ class MixedContentionTest {
     return v;
   }
 
-  private static void report(String transport, String what, UcxFixture me) {
+  private static void report(String transport, String what, Initiator me) {
     EmulationCounters c = ((EngineDomain) me.domain).emulationCounters();
     System.err.printf(
         "MixedContentionTest %s, %s: this process posted %d swaps, %d retries, %d skipped%n",
