@@ -5,17 +5,20 @@ import dev.fiucx.FiErrno;
 import dev.fiucx.Mechanism;
 import dev.fiucx.completion.PendingOperations;
 import dev.fiucx.emulation.CasLoop;
+import dev.fiucx.emulation.RemoteLock;
 import dev.fiucx.semantics.AtomicCell;
 import dev.fiucx.semantics.ElementSemantics;
 import dev.fiucx.spi.RemoteAtomicOp;
+import dev.fiucx.spi.RemoteRegion;
 import dev.fiucx.spi.TransportPeer;
 
 /**
  * Carries out a validated call element by element, by the mechanism its cell names. A NATIVE
  * element is one remote atomic; a CAS_LOOP element is started in the endpoint's {@link CasLoop},
- * which posts its read and carries on as completions come. Every element is posted before any is
- * waited for. An endpoint owns one dispatcher and fills its element walks for each call, so a call
- * allocates nothing.
+ * which posts its read and carries on as completions come; a REMOTE_LOCK element is started in the
+ * endpoint's {@link RemoteLock}, which posts the acquire of its stripe. Every element is posted
+ * before any is waited for. An endpoint owns one dispatcher and fills its element walks for each
+ * call, so a call allocates nothing.
  */
 public final class Dispatcher {
   public final LocalElements operands = new LocalElements();
@@ -27,14 +30,17 @@ public final class Dispatcher {
   private final long discardAddress;
 
   private final CasLoop casLoop;
+  private final RemoteLock remoteLock;
 
   /**
    * @param discardAddress 8 bytes of native memory that the transport may write at any time
    * @param casLoop the endpoint's CAS-loop engine
+   * @param remoteLock the endpoint's remote-lock engine
    */
-  public Dispatcher(long discardAddress, CasLoop casLoop) {
+  public Dispatcher(long discardAddress, CasLoop casLoop, RemoteLock remoteLock) {
     this.discardAddress = discardAddress;
     this.casLoop = casLoop;
+    this.remoteLock = remoteLock;
   }
 
   /**
@@ -42,20 +48,25 @@ public final class Dispatcher {
    * went out pending (the transport reports each later) when at least one element went out (a later
    * failure is then recorded in {@code slot} of {@code pending} and reaches the completion queue),
    * or the negative {@code fi_errno} of the first element when nothing did ({@code -FI_EAGAIN} when
-   * the CAS loop has no room for the call's elements now).
+   * an emulation engine has no room for the call's elements now).
+   *
+   * @param locks the peer's lock region, resolved (REMOTE_LOCK cells; else ignored, may be null)
    */
   public int post(
       AtomicCell cell,
       TransportPeer peer,
+      RemoteRegion locks,
       long elements,
       PendingOperations pending,
       int slot,
       long token) {
-    boolean emulated = cell.mechanism() == Mechanism.CAS_LOOP;
-    if (!emulated && cell.mechanism() != Mechanism.NATIVE) {
+    Mechanism mechanism = cell.mechanism();
+    boolean emulated = mechanism == Mechanism.CAS_LOOP;
+    boolean locked = mechanism == Mechanism.REMOTE_LOCK;
+    if (!emulated && !locked && mechanism != Mechanism.NATIVE) {
       return -FiErrno.EOPNOTSUPP;
     }
-    if (emulated && !casLoop.reserve(elements)) {
+    if (emulated && !casLoop.reserve(elements) || locked && !remoteLock.reserve(elements)) {
       return -FiErrno.EAGAIN;
     }
     int size = cell.size();
@@ -82,12 +93,16 @@ public final class Dispatcher {
       rc =
           emulated
               ? startEmulated(cell, peer, size, readsOperand, fetches, compares, slot)
-              : postNative(cell, peer, size, readsOperand, fetches, compares, token);
+              : locked
+                  ? startLocked(cell, peer, locks, readsOperand, fetches, compares, slot)
+                  : postNative(cell, peer, size, readsOperand, fetches, compares, token);
       if (rc == TransportPeer.PENDING) {
         pendingElements++;
       } else if (rc < 0) {
         if (emulated) {
           casLoop.unreserve(elements - e - 1); // the failed element gave its own room back
+        } else if (locked) {
+          remoteLock.unreserve(elements - e - 1);
         }
         if (e == 0) {
           break;
@@ -150,6 +165,29 @@ public final class Dispatcher {
         targets.elementOffset,
         value,
         expected,
+        fetches ? results.address() : 0,
+        slot);
+  }
+
+  /** A REMOTE_LOCK element: the engine copies its operand and compare bytes now. */
+  private int startLocked(
+      AtomicCell cell,
+      TransportPeer peer,
+      RemoteRegion locks,
+      boolean readsOperand,
+      boolean fetches,
+      boolean compares,
+      int slot) {
+    return remoteLock.start(
+        cell,
+        peer,
+        targets.region,
+        targets.elementOffset,
+        locks,
+        readsOperand ? operands.segment : null,
+        operands.elementOffset,
+        compares ? this.compares.segment : null,
+        this.compares.elementOffset,
         fetches ? results.address() : 0,
         slot);
   }

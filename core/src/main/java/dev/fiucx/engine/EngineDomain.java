@@ -8,6 +8,9 @@ import dev.fiucx.Domain;
 import dev.fiucx.DomainAttr;
 import dev.fiucx.Endpoint;
 import dev.fiucx.FiDatatype;
+import dev.fiucx.FiErrno;
+import dev.fiucx.FiException;
+import dev.fiucx.FiFlags;
 import dev.fiucx.FiOp;
 import dev.fiucx.Mechanism;
 import dev.fiucx.completion.CompletionCounter;
@@ -15,7 +18,9 @@ import dev.fiucx.completion.CompletionRing;
 import dev.fiucx.dispatch.NativeSelfTest;
 import dev.fiucx.dispatch.ProviderTable;
 import dev.fiucx.emulation.EmulationCounters;
+import dev.fiucx.emulation.LockWords;
 import dev.fiucx.semantics.AtomicTable;
+import dev.fiucx.spi.ExposedRegion;
 import dev.fiucx.spi.Progress;
 import dev.fiucx.spi.Transport;
 import dev.fiucx.spi.TransportCompletions;
@@ -34,7 +39,14 @@ import java.util.function.Function;
  */
 public final class EngineDomain implements Domain, TransportCompletions {
   /** The mechanisms the engine carries out today. */
-  static final Set<Mechanism> BUILT = EnumSet.of(Mechanism.NATIVE, Mechanism.CAS_LOOP);
+  static final Set<Mechanism> BUILT =
+      EnumSet.of(Mechanism.NATIVE, Mechanism.CAS_LOOP, Mechanism.REMOTE_LOCK);
+
+  /** The domain option that sets the remote-lock lease, in milliseconds. */
+  public static final String LOCK_LEASE_OPTION = "lock_lease_ms";
+
+  /** The lease when {@link #LOCK_LEASE_OPTION} is not set. */
+  public static final long DEFAULT_LOCK_LEASE_MS = 1000;
 
   /** Token owner of the self-test's operations (endpoints use their index). */
   private static final int SELF_TEST = 0x7FFF_FFFF;
@@ -46,6 +58,10 @@ public final class EngineDomain implements Domain, TransportCompletions {
   private final List<NativeSelfTest.Demotion> demotions;
   private final AtomicTable table;
   private final EmulationCounters emulationCounters = new EmulationCounters();
+  private final ExposedRegion lockRegion;
+  private final byte[] address;
+  private final int lockOwner;
+  private final long lockLeaseNanos;
   private final Progress progress;
   private final ProgressThread progressThread;
   private final List<AutoCloseable> opened = new CopyOnWriteArrayList<>();
@@ -61,6 +77,7 @@ public final class EngineDomain implements Domain, TransportCompletions {
       Function<TransportCompletions, Transport> openTransport) {
     this.providerName = providerName;
     this.attr = attr;
+    this.lockLeaseNanos = lockLease(attr) * 1_000_000L;
     this.transport = openTransport.apply(this);
     try {
       this.demotions = selfTest.run(transport, (long) SELF_TEST << 32);
@@ -69,6 +86,11 @@ public final class EngineDomain implements Domain, TransportCompletions {
       throw e;
     }
     this.table = ProviderTable.build(demotions, BUILT);
+    this.lockRegion =
+        transport.allocate(LockWords.REGION_BYTES, FiFlags.REMOTE_READ | FiFlags.REMOTE_WRITE);
+    this.lockOwner = LockWords.ownerOf(transport.instanceId());
+    this.address = withLockKey(transport.address(), lockRegion.key());
+    transport.onInitiatorFailure(this::reclaimLocksOf);
     if (attr.progress() == DomainAttr.Progress.AUTO) {
       this.progressThread =
           new ProgressThread(this::progressOnce, "fiucx-progress-" + providerName);
@@ -92,6 +114,56 @@ public final class EngineDomain implements Domain, TransportCompletions {
     return events;
   }
 
+  private static long lockLease(DomainAttr attr) {
+    String v = attr.options().get(LOCK_LEASE_OPTION);
+    long ms;
+    try {
+      ms = v == null ? DEFAULT_LOCK_LEASE_MS : Long.parseLong(v.trim());
+    } catch (NumberFormatException e) {
+      ms = -1;
+    }
+    if (ms <= 0) {
+      throw new FiException(
+          FiErrno.EINVAL, LOCK_LEASE_OPTION + " must be a positive integer: " + v);
+    }
+    return ms;
+  }
+
+  /**
+   * A domain's address is its transport's address followed by the key of its lock region (8 bytes,
+   * little-endian), so a peer that inserts it knows where this domain's remote locks live.
+   */
+  private static byte[] withLockKey(byte[] transportAddress, long lockKey) {
+    byte[] a = java.util.Arrays.copyOf(transportAddress, transportAddress.length + 8);
+    for (int i = 0; i < 8; i++) {
+      a[transportAddress.length + i] = (byte) (lockKey >>> (8 * i));
+    }
+    return a;
+  }
+
+  /** The transport's failure detection found an initiator dead: free the stripes it held. */
+  private void reclaimLocksOf(long initiatorInstanceId) {
+    int freed = LockWords.reclaim(lockRegion.segment(), LockWords.ownerOf(initiatorInstanceId));
+    if (freed > 0) {
+      emulationCounters.locksReclaimed(freed);
+    }
+  }
+
+  /** This domain's address, for peers' address vectors ({@code fi_getname}). */
+  byte[] address() {
+    return address.clone();
+  }
+
+  /** The owner id this domain's endpoints write into the lock words they take. */
+  public int lockOwner() {
+    return lockOwner;
+  }
+
+  /** How long a held lock may stay unchanged before a waiter takes it over. */
+  public long lockLeaseNanos() {
+    return lockLeaseNanos;
+  }
+
   @Override
   public String providerName() {
     return providerName;
@@ -102,7 +174,7 @@ public final class EngineDomain implements Domain, TransportCompletions {
     return table;
   }
 
-  /** What the emulation engines did: CAS attempts, retries, skipped swaps. */
+  /** What the emulation engines did: CAS attempts, retries, skipped swaps, remote locks. */
   public EmulationCounters emulationCounters() {
     return emulationCounters;
   }
@@ -116,6 +188,14 @@ public final class EngineDomain implements Domain, TransportCompletions {
   public Map<String, String> describe() {
     Map<String, String> facts = new java.util.LinkedHashMap<>(transport.describe());
     facts.put("progress", attr.progress().name().toLowerCase(java.util.Locale.ROOT));
+    facts.put(
+        "remote locks",
+        LockWords.STRIPES
+            + " lock words; a lock unchanged for "
+            + lockLeaseNanos / 1_000_000
+            + " ms ("
+            + LOCK_LEASE_OPTION
+            + ") is taken over");
     facts.put(
         "self-test",
         demotions.isEmpty()
@@ -213,6 +293,7 @@ public final class EngineDomain implements Domain, TransportCompletions {
     if (progressThread != null) {
       progressThread.close();
     }
+    lockRegion.close();
     transport.close();
   }
 }

@@ -19,9 +19,11 @@ import dev.fiucx.completion.PendingOperations;
 import dev.fiucx.dispatch.Dispatcher;
 import dev.fiucx.dispatch.LocalElements.Need;
 import dev.fiucx.emulation.CasLoop;
+import dev.fiucx.emulation.RemoteLock;
 import dev.fiucx.semantics.AtomicCell;
 import dev.fiucx.semantics.AtomicTable;
 import dev.fiucx.spi.Progress;
+import dev.fiucx.spi.RemoteRegion;
 import dev.fiucx.spi.TransportPeer;
 import dev.fiucx.validation.LocalChecks;
 import dev.fiucx.validation.RemoteChecks;
@@ -47,6 +49,7 @@ final class EngineEndpoint implements Endpoint {
   private final PendingOperations pending = new PendingOperations(IN_FLIGHT);
   private final Arena arena = Arena.ofShared();
   private final CasLoop casLoop;
+  private final RemoteLock remoteLock;
   private final Dispatcher dispatcher;
   private EngineAddressVector av;
   private CompletionRing cq;
@@ -71,7 +74,17 @@ final class EngineEndpoint implements Endpoint {
             ((long) index << 32) | CasLoop.TOKEN_BIT,
             domain.emulationCounters(),
             pending::completed);
-    this.dispatcher = new Dispatcher(arena.allocate(8, 8).address(), casLoop);
+    // the remote lock's steps carry bit 30
+    this.remoteLock =
+        new RemoteLock(
+            (int) (AtomicTable.MAX_ATOMIC_BYTES / 16),
+            arena,
+            ((long) index << 32) | RemoteLock.TOKEN_BIT,
+            domain.lockOwner(),
+            domain.lockLeaseNanos(),
+            domain.emulationCounters(),
+            pending::completed);
+    this.dispatcher = new Dispatcher(arena.allocate(8, 8).address(), casLoop, remoteLock);
   }
 
   @Override
@@ -124,7 +137,7 @@ final class EngineEndpoint implements Endpoint {
 
   @Override
   public byte[] name() {
-    return domain.transport().address();
+    return domain.address();
   }
 
   private void requireDisabled() {
@@ -426,13 +439,25 @@ final class EngineEndpoint implements Endpoint {
     if (rc < 0) {
       return rc;
     }
+    RemoteRegion locks = null;
+    if (cell.mechanism() == dev.fiucx.Mechanism.REMOTE_LOCK) {
+      long lockKey = av.lockKey(destAddr);
+      locks = peer.cached(lockKey);
+      if (locks == null || locks.revoked()) {
+        rc = peer.resolve(lockKey); // once per peer: the lock region lives as long as its domain
+        if (rc < 0) {
+          return rc;
+        }
+        locks = peer.cached(lockKey);
+      }
+    }
     if ((flags & FiFlags.FENCE) != 0) {
       rc = awaitEarlierOperations();
       if (rc < 0) {
         return rc;
       }
     }
-    return post(cell, peer, elements, context, flags);
+    return post(cell, peer, locks, elements, context, flags);
   }
 
   /** Every local side must be usable and hold as many elements as the remote side. */
@@ -453,7 +478,13 @@ final class EngineEndpoint implements Endpoint {
     return rc;
   }
 
-  private int post(AtomicCell cell, TransportPeer peer, long elements, Object context, long flags) {
+  private int post(
+      AtomicCell cell,
+      TransportPeer peer,
+      RemoteRegion locks,
+      long elements,
+      Object context,
+      long flags) {
     boolean wantCompletion =
         (flags & FiFlags.INJECT) == 0 && (!selective || (flags & FiFlags.COMPLETION) != 0);
     if (wantCompletion && cq == null) {
@@ -473,7 +504,7 @@ final class EngineEndpoint implements Endpoint {
       return slot;
     }
     long token = ((long) index << 32) | slot;
-    int pendingElements = dispatcher.post(cell, peer, elements, pending, slot, token);
+    int pendingElements = dispatcher.post(cell, peer, locks, elements, pending, slot, token);
     if (pendingElements < 0) {
       pending.cancel(slot);
       return pendingElements;
@@ -500,6 +531,8 @@ final class EngineEndpoint implements Endpoint {
   void completed(int low, int status) {
     if (CasLoop.owns(low)) {
       casLoop.completed(low, status);
+    } else if (RemoteLock.owns(low)) {
+      remoteLock.completed(low, status);
     } else {
       pending.completed(low, status);
     }
@@ -510,7 +543,7 @@ final class EngineEndpoint implements Endpoint {
    * the one thread that progresses. Returns the elements stepped.
    */
   int drainEmulation() {
-    return released ? 0 : casLoop.drain();
+    return released ? 0 : casLoop.drain() + remoteLock.drain();
   }
 
   /** Operations posted and not yet completed. */

@@ -15,6 +15,20 @@ public interface Transport extends AutoCloseable {
   /** This domain's address, for peers' address vectors ({@code fi_getname}). */
   byte[] address();
 
+  /**
+   * A random id of this domain, the same one the peers whose keys it resolves know it by; the
+   * remote lock derives its owner id from it.
+   */
+  long instanceId();
+
+  /**
+   * Names who to tell, with the initiator's {@link #instanceId}, when an initiator that resolved
+   * keys here is found dead (its connection failed), so that its remote locks are reclaimed at
+   * once. Called from inside {@link #progress}. A transport that cannot detect dead peers (UCX 1.13
+   * over shared memory) never calls it; leases cover that case.
+   */
+  void onInitiatorFailure(java.util.function.LongConsumer listener);
+
   /** Connects to the domain whose {@link #address} this is. */
   TransportPeer connect(byte[] peerAddress);
 

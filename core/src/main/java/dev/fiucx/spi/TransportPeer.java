@@ -49,6 +49,21 @@ public interface TransportPeer extends AutoCloseable {
       long resultAddress,
       long token);
 
+  /**
+   * Posts a read of {@code length} bytes at {@code remote[offset]} into native memory at {@code
+   * localAddress}; it completes once the bytes have landed there. The remote lock reads an element
+   * under its lock with it.
+   */
+  int postGet(RemoteRegion remote, long offset, int length, long localAddress, long token);
+
+  /**
+   * Posts a write of {@code length} bytes from native memory at {@code localAddress} (which must
+   * stay unchanged until completion) to {@code remote[offset]}; it completes once the bytes are in
+   * place at the peer, so that any operation posted after its completion, by anyone, sees them. The
+   * remote lock writes an element back with it before releasing the lock.
+   */
+  int postPut(RemoteRegion remote, long offset, int length, long localAddress, long token);
+
   /** Whether the connection failed (peer died or unreachable); posts then fail with an errno. */
   boolean failed();
 

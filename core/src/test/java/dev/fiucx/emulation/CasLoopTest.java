@@ -337,6 +337,16 @@ class CasLoopTest {
           });
     }
 
+    @Override
+    public int postGet(RemoteRegion remote, long offset, int length, long localAddress, long t) {
+      throw new AssertionError("the CAS loop never reads with a get");
+    }
+
+    @Override
+    public int postPut(RemoteRegion remote, long offset, int length, long localAddress, long t) {
+      throw new AssertionError("the CAS loop never writes with a put");
+    }
+
     private int run(long token, Runnable op) {
       lastToken = token;
       if (failWith != 0) {

@@ -19,7 +19,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 
 /**
- * Posts one UCX atomic (or an endpoint flush) per call, on one transport's worker, without
+ * Posts one UCX atomic, put, get or endpoint flush per call, on one transport's worker, without
  * allocating: the {@code ucp_request_param_t} and the operand live in preallocated native scratch,
  * and completions come back through one upcall stub made when the transport opens.
  *
@@ -67,7 +67,7 @@ final class AtomicPoster {
   /** Non-fetching: no callback, the flush that follows reports the token. */
   private static final int POST_MASK = UCP_OP_ATTR_FIELD_DATATYPE;
 
-  private static final int FLUSH_MASK = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+  private static final int CALLBACK_MASK = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
   private static final long DT4 = ucpDtMakeContig(4);
   private static final long DT8 = ucpDtMakeContig(8);
 
@@ -194,12 +194,39 @@ final class AtomicPoster {
   }
 
   /**
+   * Writes {@code length} bytes from {@code local} to {@code remoteAddress}, then flushes the
+   * endpoint with the token: a put alone completes once its source may be reused, the flush once
+   * the bytes are in place at the target, which is what the remote lock must know before it
+   * releases.
+   */
+  int postPut(long ep, long rkey, long remoteAddress, int length, long local, long token) {
+    MemorySegment s = scratch();
+    s.set(JAVA_INT, PARAM_OP_ATTR_MASK, 0); // contiguous bytes, no callback: the flush reports
+    long status = UcpNative.putNbx(ep, local, length, remoteAddress, rkey, s.address());
+    if (UcsStatus.isError(status)) {
+      return UcsStatus.toFiErrno((int) status);
+    }
+    if (status != 0) {
+      UcpNative.requestFree(status); // it completes on its own; the flush below waits for it
+    }
+    return postFlush(ep, token);
+  }
+
+  /** Reads {@code length} bytes at {@code remoteAddress} into {@code local}. */
+  int postGet(long ep, long rkey, long remoteAddress, int length, long local, long token) {
+    MemorySegment s = scratch();
+    s.set(JAVA_INT, PARAM_OP_ATTR_MASK, CALLBACK_MASK); // contiguous bytes
+    s.set(JAVA_LONG, PARAM_USER_DATA, token);
+    return outcome(UcpNative.getNbx(ep, local, length, remoteAddress, rkey, s.address()));
+  }
+
+  /**
    * Flushes {@code ep}: completes (DONE, or PENDING then the token) once every operation posted to
    * it before has completed at the target.
    */
   int postFlush(long ep, long token) {
     MemorySegment s = scratch();
-    s.set(JAVA_INT, PARAM_OP_ATTR_MASK, FLUSH_MASK);
+    s.set(JAVA_INT, PARAM_OP_ATTR_MASK, CALLBACK_MASK);
     s.set(JAVA_LONG, PARAM_USER_DATA, token);
     return outcome(UcpNative.epFlushNbx(ep, s.address()));
   }

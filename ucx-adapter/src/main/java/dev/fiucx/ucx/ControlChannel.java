@@ -262,6 +262,7 @@ final class ControlChannel {
             ep = backEndpoints.remove(initiatorId);
           }
           transport.liveRegions().forEach(region -> region.forgetInitiator(initiatorId));
+          transport.initiatorFailed(initiatorId);
           if (ep != null) {
             transport.closeEndpoint(ep, true);
           }

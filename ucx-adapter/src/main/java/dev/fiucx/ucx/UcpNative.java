@@ -15,8 +15,9 @@ import java.util.function.LongConsumer;
 import org.openucx.jucx.NativeLibs;
 
 /**
- * FFM downcalls into the libucp that jucx loaded, for what jucx lacks: atomics, request handling,
- * flush and fence with our own callback, and the print/query calls behind {@code describe()}.
+ * FFM downcalls into the libucp that jucx loaded, for what jucx lacks: atomics, puts and gets
+ * without allocating, request handling, flush and fence with our own callback, and the print/query
+ * calls behind {@code describe()}.
  *
  * <p>Every pointer and handle travels as a {@code JAVA_LONG} (x86-64 LP64), so no call allocates a
  * {@link MemorySegment}. {@code ucs_status_t} is a packed enum, one signed byte in C calls, hence
@@ -54,6 +55,14 @@ final class UcpNative {
    */
   private static final MethodHandle ATOMIC_OP_NBX_CRITICAL =
       ucp("ucp_atomic_op_nbx", ATOMIC_OP_NBX_DESC, Linker.Option.critical(false));
+
+  // ucs_status_ptr_t ucp_put_nbx(ucp_ep_h, const void *buffer, size_t count, uint64_t remote_addr,
+  // ucp_rkey_h, const ucp_request_param_t *); ucp_get_nbx takes the same arguments
+  private static final FunctionDescriptor RMA_NBX_DESC =
+      FunctionDescriptor.of(
+          JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG);
+  private static final MethodHandle PUT_NBX = ucp("ucp_put_nbx", RMA_NBX_DESC);
+  private static final MethodHandle GET_NBX = ucp("ucp_get_nbx", RMA_NBX_DESC);
 
   // ucs_status_ptr_t ucp_ep_flush_nbx(ucp_ep_h, const ucp_request_param_t *)
   private static final MethodHandle EP_FLUSH_NBX =
@@ -143,6 +152,22 @@ final class UcpNative {
           ? (long)
               ATOMIC_OP_NBX_CRITICAL.invokeExact(ep, opcode, buffer, 1L, remoteAddress, rkey, param)
           : (long) ATOMIC_OP_NBX.invokeExact(ep, opcode, buffer, 1L, remoteAddress, rkey, param);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  static long putNbx(long ep, long buffer, long length, long remoteAddress, long rkey, long param) {
+    try {
+      return (long) PUT_NBX.invokeExact(ep, buffer, length, remoteAddress, rkey, param);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  static long getNbx(long ep, long buffer, long length, long remoteAddress, long rkey, long param) {
+    try {
+      return (long) GET_NBX.invokeExact(ep, buffer, length, remoteAddress, rkey, param);
     } catch (Throwable t) {
       throw rethrow(t);
     }

@@ -130,6 +130,26 @@ final class UcxPeer implements TransportPeer {
         ep, r.rkeyHandle(), r.base() + offset, size, compare, swap, resultAddress, token);
   }
 
+  @Override
+  public int postGet(RemoteRegion remote, long offset, int length, long localAddress, long token) {
+    int f = failure;
+    if (f != 0) {
+      return f;
+    }
+    UcxRemoteRegion r = (UcxRemoteRegion) remote;
+    return poster.postGet(ep, r.rkeyHandle(), r.base() + offset, length, localAddress, token);
+  }
+
+  @Override
+  public int postPut(RemoteRegion remote, long offset, int length, long localAddress, long token) {
+    int f = failure;
+    if (f != 0) {
+      return f;
+    }
+    UcxRemoteRegion r = (UcxRemoteRegion) remote;
+    return poster.postPut(ep, r.rkeyHandle(), r.base() + offset, length, localAddress, token);
+  }
+
   /**
    * Completes (DONE, or PENDING then {@code token}) once every operation posted to this peer before
    * has completed at the peer; what FI_DELIVERY_COMPLETE and a fence need, and not in the SPI yet.

@@ -58,6 +58,7 @@ public final class UcxTransport implements Transport {
   private final long instanceId;
   private final AtomicPoster poster;
   private final ControlChannel control = new ControlChannel(this);
+  private volatile java.util.function.LongConsumer initiatorFailures;
 
   /** Keys a RESOLVE may find. */
   private final LongObjectMap<UcxExposedRegion> published = new LongObjectMap<>();
@@ -290,8 +291,22 @@ public final class UcxTransport implements Transport {
 
   // ---------------------------------------------------------------- package: peers and regions
 
-  long instanceId() {
+  @Override
+  public long instanceId() {
     return instanceId;
+  }
+
+  @Override
+  public void onInitiatorFailure(java.util.function.LongConsumer listener) {
+    initiatorFailures = listener;
+  }
+
+  /** The control channel found an initiator dead (inside progress). */
+  void initiatorFailed(long initiatorId) {
+    java.util.function.LongConsumer l = initiatorFailures;
+    if (l != null) {
+      l.accept(initiatorId);
+    }
   }
 
   long controlTimeoutNanos() {
