@@ -66,6 +66,7 @@ public final class EngineDomain implements Domain, TransportCompletions {
   private final ProgressThread progressThread;
   private final List<AutoCloseable> opened = new CopyOnWriteArrayList<>();
   private volatile EngineEndpoint[] endpoints = new EngineEndpoint[0];
+  private volatile boolean closing;
 
   /**
    * @param openTransport opens the transport with the completions it must report to; it is asked
@@ -143,6 +144,9 @@ public final class EngineDomain implements Domain, TransportCompletions {
 
   /** The transport's failure detection found an initiator dead: free the stripes it held. */
   private void reclaimLocksOf(long initiatorInstanceId) {
+    if (closing) {
+      return; // closing the transport fails the endpoints back to initiators; the region is gone
+    }
     int freed = LockWords.reclaim(lockRegion.segment(), LockWords.ownerOf(initiatorInstanceId));
     if (freed > 0) {
       emulationCounters.locksReclaimed(freed);
@@ -157,6 +161,11 @@ public final class EngineDomain implements Domain, TransportCompletions {
   /** The owner id this domain's endpoints write into the lock words they take. */
   public int lockOwner() {
     return lockOwner;
+  }
+
+  /** This domain's lock words, as its peers take them (to inspect, never to write). */
+  public MemorySegment lockRegion() {
+    return lockRegion.segment();
   }
 
   /** How long a held lock may stay unchanged before a waiter takes it over. */
@@ -283,6 +292,7 @@ public final class EngineDomain implements Domain, TransportCompletions {
 
   @Override
   public void close() {
+    closing = true;
     for (int i = opened.size() - 1; i >= 0; i--) {
       try {
         opened.get(i).close();

@@ -10,7 +10,6 @@ import java.io.FileOutputStream;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.HexFormat;
 
 /**
@@ -18,7 +17,8 @@ import java.util.HexFormat;
  * of a target's region, one at a time; writes every fetched value (8 bytes, big-endian) to a file.
  * Arguments: {@code provider transport addressHex key n outFile [offset datatype op operand]}: the
  * optional four name another element, datatype (libfabric's name, e.g. {@code FI_INT8}), op ({@code
- * FI_MIN}) and operand (its bits as a decimal long).
+ * FI_MIN}) and operand (its bits as a decimal long; for elements wider than 8 bytes, its bytes in
+ * hex). Each fetched value is written as its first 8 bytes (zero-extended when shorter).
  */
 public final class FetchAddProcess {
   private FetchAddProcess() {}
@@ -27,19 +27,25 @@ public final class FetchAddProcess {
     byte[] address = HexFormat.of().parseHex(args[2]);
     long key = Long.parseLong(args[3]);
     int n = Integer.parseInt(args[4]);
-    long[] fetched =
-        args.length > 6
-            ? fetchLoop(
-                args[0],
-                args[1],
-                address,
-                key,
-                n,
-                Long.parseLong(args[6]),
-                FiDatatype.ofName(args[7]),
-                FiOp.ofName(args[8]),
-                Long.parseLong(args[9]))
-            : fetchAdd(args[0], args[1], address, key, n);
+    long[] fetched;
+    if (args.length > 6) {
+      FiDatatype datatype = FiDatatype.ofName(args[7]);
+      fetched =
+          fetchLoop(
+              args[0],
+              args[1],
+              address,
+              key,
+              n,
+              Long.parseLong(args[6]),
+              datatype,
+              FiOp.ofName(args[8]),
+              datatype.size() > 8
+                  ? HexFormat.of().parseHex(args[9])
+                  : bitsAsBytes(Long.parseLong(args[9])));
+    } else {
+      fetched = fetchAdd(args[0], args[1], address, key, n);
+    }
     try (DataOutputStream out = new DataOutputStream(new FileOutputStream(args[5]))) {
       for (long v : fetched) {
         out.writeLong(v);
@@ -50,12 +56,23 @@ public final class FetchAddProcess {
   /** Runs {@code n} fetch SUMs of 1 and returns the fetched values in order. */
   public static long[] fetchAdd(
       String provider, String transport, byte[] address, long key, int n) {
-    return fetchLoop(provider, transport, address, key, n, 0, FiDatatype.UINT64, FiOp.SUM, 1);
+    return fetchLoop(
+        provider, transport, address, key, n, 0, FiDatatype.UINT64, FiOp.SUM, bitsAsBytes(1));
+  }
+
+  private static byte[] bitsAsBytes(long bits) {
+    byte[] b = new byte[8];
+    for (int i = 0; i < 8; i++) {
+      b[i] = (byte) (bits >>> (8 * i));
+    }
+    return b;
   }
 
   /**
    * Runs {@code n} fetching {@code op}s with one operand on the element at {@code offset}, one at a
-   * time, and returns the fetched bits (zero-extended) in order.
+   * time, and returns the first 8 bytes of each fetched value (zero-extended) in order.
+   *
+   * @param operand the operand's bytes, little-endian; its first {@code datatype.size()} are used
    */
   public static long[] fetchLoop(
       String provider,
@@ -66,23 +83,26 @@ public final class FetchAddProcess {
       long offset,
       FiDatatype datatype,
       FiOp op,
-      long operandBits) {
+      byte[] operand) {
     long[] fetched = new long[n];
     try (Initiator ini = new Initiator(provider, transport, DomainAttr.Progress.MANUAL);
         Arena arena = Arena.ofConfined()) {
       long peer = ini.av.insert(address);
-      MemorySegment operand = arena.allocate(8, 8);
-      operand.set(ValueLayout.JAVA_LONG, 0, operandBits);
-      MemorySegment result = arena.allocate(8, 8);
+      int size = datatype.size();
+      MemorySegment operandBuffer = arena.allocate(Math.max(8, size), 16);
+      operandBuffer.copyFrom(
+          MemorySegment.ofArray(operand)
+              .asSlice(0, Math.min(operand.length, operandBuffer.byteSize())));
+      MemorySegment result = arena.allocate(Math.max(8, size), 16);
       for (int i = 0; i < n; i++) {
         int rc =
             ini.ep.fetchAtomic(
-                operand, 1, null, result, null, peer, offset, key, datatype, op, null);
+                operandBuffer, 1, null, result, null, peer, offset, key, datatype, op, null);
         if (rc < 0) {
           throw new FiException(rc, "fetch " + op.fiName() + " " + i + " of " + n);
         }
         ini.awaitCompletion();
-        fetched[i] = ElementSemantics.load(result, 0, datatype.size());
+        fetched[i] = ElementSemantics.load(result, 0, Math.min(size, 8));
       }
     }
     return fetched;

@@ -32,7 +32,11 @@ public final class Initiator implements AutoCloseable {
    * @param transport the provider's transport name, or null for its default
    */
   public Initiator(String provider, String transport, DomainAttr.Progress progress) {
-    domain = Fabric.openDomain(provider, new DomainAttr(transport, progress, false, Map.of()));
+    this(provider, new DomainAttr(transport, progress, false, Map.of()));
+  }
+
+  public Initiator(String provider, DomainAttr attr) {
+    domain = Fabric.openDomain(provider, attr);
     cq = domain.openCompletionQueue(256);
     av = domain.openAddressVector();
     ep = domain.openEndpoint();
