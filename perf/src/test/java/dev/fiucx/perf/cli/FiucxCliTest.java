@@ -114,8 +114,8 @@ class FiucxCliTest {
       }
     }
     // DESIGN.md's 60 native cells, all proved right over tcp; every other cell of 8 bytes or less
-    // by the CAS loop; the 53 wider ones wait for the remote lock
-    assertEquals(Map.of("CAS_LOOP", 241, "NATIVE", 60), byMechanism);
+    // by the CAS loop; the 53 wider ones under a remote lock
+    assertEquals(Map.of("CAS_LOOP", 241, "NATIVE", 60, "REMOTE_LOCK", 53), byMechanism);
     Run shm = run("info", "--provider", "ucx", "--transport", "shm", "--json");
     int demoted = 0;
     for (JsonNode c : new ObjectMapper().readTree(shm.out())) {
@@ -145,7 +145,7 @@ class FiucxCliTest {
   }
 
   @Test
-  void replayThroughUcxRunsNativeAndCasCasesAndSkipsTheRest() throws Exception {
+  void replayThroughUcxRunsNativeCasAndLockCases() throws Exception {
     Path f = dir.resolve("ucx.jsonl");
     Files.writeString(
         f,
@@ -157,6 +157,6 @@ class FiucxCliTest {
         """);
     Run r = run("replay", "--engine", "ucx", "--transport", "shm", f.toString());
     assertEquals(0, r.exit(), r.out());
-    assertTrue(r.out().strip().endsWith("3 passed, 0 failed, 1 skipped"), r.out());
+    assertTrue(r.out().strip().endsWith("4 passed, 0 failed"), r.out());
   }
 }
