@@ -87,6 +87,80 @@ class BadInputTest {
         () -> ini.ep.atomic(one, 1, null, peer, 2, target.key(), FiDatatype.INT32, FiOp.SUM, null));
   }
 
+  /**
+   * Remote-lock cells pass the same checks before any lock is taken: the element (16 or 32 bytes)
+   * must lie in the region and sit at its C alignment (8 for DOUBLE_COMPLEX, 16 for the long
+   * doubles); the count is bounded by 4096 bytes.
+   */
+  @Test
+  void remoteLockCellsAreCheckedAsStrictly() {
+    MemorySegment wide = arena.allocate(64, 16);
+    assertRejected(
+        FiErrno.EFAULT,
+        () ->
+            ini.ep.atomic(
+                wide,
+                1,
+                null,
+                peer,
+                REGION - 8,
+                target.key(),
+                FiDatatype.DOUBLE_COMPLEX,
+                FiOp.SUM,
+                null));
+    assertRejected(
+        FiErrno.EFAULT,
+        () ->
+            ini.ep.atomic(
+                wide,
+                2,
+                null,
+                peer,
+                REGION - 32,
+                target.key(),
+                FiDatatype.LONG_DOUBLE_COMPLEX,
+                FiOp.PROD,
+                null));
+    assertRejected(
+        FiErrno.EINVAL,
+        () ->
+            ini.ep.atomic(
+                wide, 1, null, peer, 4, target.key(), FiDatatype.DOUBLE_COMPLEX, FiOp.SUM, null));
+    assertRejected(
+        FiErrno.EINVAL,
+        () ->
+            ini.ep.atomic(
+                wide, 1, null, peer, 8, target.key(), FiDatatype.LONG_DOUBLE, FiOp.MIN, null));
+    assertRejected(
+        FiErrno.EMSGSIZE,
+        () ->
+            ini.ep.atomic(
+                arena.allocate(16 * 257, 16),
+                257,
+                null,
+                peer,
+                0,
+                target.key(),
+                FiDatatype.DOUBLE_COMPLEX,
+                FiOp.SUM,
+                null));
+    assertRejected(
+        FiErrno.EKEYREJECTED,
+        () ->
+            ini.ep.fetchAtomic(
+                wide,
+                1,
+                null,
+                result,
+                null,
+                peer,
+                0,
+                target.key() ^ 0x5A5A,
+                FiDatatype.LONG_DOUBLE,
+                FiOp.SUM,
+                null));
+  }
+
   /** CAS-loop cells pass the same checks: on the element, never on the word it is swapped in. */
   @Test
   void casLoopCellsAreCheckedAsStrictly() {
@@ -281,6 +355,29 @@ class BadInputTest {
       assertEquals(
           -FiErrno.EACCES,
           ini.ep.atomic(one, 1, null, ro, 0, readOnly.key(), FiDatatype.INT16, FiOp.MIN, null));
+      // a remote-lock cell needs write access to write, and reads without it
+      assertEquals(
+          -FiErrno.EACCES,
+          ini.ep.atomic(
+              one, 1, null, ro, 16, readOnly.key(), FiDatatype.DOUBLE_COMPLEX, FiOp.SUM, null));
+      assertEquals(
+          0,
+          ini.ep.fetchAtomic(
+              null,
+              1,
+              null,
+              result,
+              null,
+              ro,
+              16,
+              readOnly.key(),
+              FiDatatype.LONG_DOUBLE,
+              FiOp.ATOMIC_READ,
+              "long double"));
+      assertEquals("long double", ini.awaitCompletion());
+      assertArrayEquals(
+          java.util.Arrays.copyOfRange(before, 16, 32),
+          result.asSlice(0, 16).toArray(ValueLayout.JAVA_BYTE));
       // reading a byte only reads its word
       assertEquals(
           0,

@@ -15,6 +15,7 @@ import dev.fiucx.FiOp;
 import dev.fiucx.Mechanism;
 import dev.fiucx.conformance.remote.FetchAddProcess;
 import dev.fiucx.conformance.remote.Initiator;
+import dev.fiucx.conformance.remote.JavaCommand;
 import dev.fiucx.conformance.remote.RemoteTarget;
 import dev.fiucx.emulation.EmulationCounters;
 import dev.fiucx.engine.EngineDomain;
@@ -26,7 +27,6 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -222,23 +222,21 @@ class MixedContentionTest {
       FiOp op,
       long operand)
       throws IOException {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(ProcessHandle.current().info().command().orElse("java"));
-    cmd.add("--enable-native-access=ALL-UNNAMED");
-    cmd.add("-cp");
-    cmd.add(System.getProperty("java.class.path"));
-    cmd.add(FetchAddProcess.class.getName());
-    cmd.add("ucx");
-    cmd.add(transport);
-    cmd.add(HexFormat.of().formatHex(target.address()));
-    cmd.add(Long.toString(target.key()));
-    cmd.add(Integer.toString(n));
-    cmd.add(out.toString());
-    cmd.add(Long.toString(offset));
-    cmd.add(datatype.fiName());
-    cmd.add(op.fiName());
-    cmd.add(Long.toString(operand));
-    return new ProcessBuilder(cmd).inheritIO().start();
+    return JavaCommand.inheritingIo(
+            JavaCommand.of(
+                List.of(),
+                FetchAddProcess.class,
+                "ucx",
+                transport,
+                HexFormat.of().formatHex(target.address()),
+                Long.toString(target.key()),
+                Integer.toString(n),
+                out.toString(),
+                Long.toString(offset),
+                datatype.fiName(),
+                op.fiName(),
+                Long.toString(operand)))
+        .start();
   }
 
   private static int finish(Process child) throws InterruptedException {

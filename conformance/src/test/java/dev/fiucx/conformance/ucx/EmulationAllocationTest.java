@@ -1,5 +1,6 @@
 package dev.fiucx.conformance.ucx;
 
+import static java.lang.foreign.ValueLayout.JAVA_DOUBLE;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -20,18 +21,31 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * A CAS-loop call allocates nothing once compiled, through the whole API: validation, the engine's
- * element states, the steps that complete at once (shared memory) or later through the progress a
+ * An emulated call (CAS loop: INT16; remote lock: DOUBLE_COMPLEX) allocates nothing once compiled,
+ * through the whole API: validation, the engine's element states, the lock's acquire, get, put and
+ * release, the steps that complete at once (shared memory) or later through the progress a
  * completion-queue read makes (tcp), the result and the completion. Measured with the JVM's
  * per-thread allocation counter over whole rounds, under manual progress so that every step runs on
  * this thread; rounds repeat (at most {@link #MAX_ROUNDS}) while the JIT settles.
  */
-class CasLoopAllocationTest {
+class EmulationAllocationTest {
   private static final int MAX_ROUNDS = 10;
 
-  @ParameterizedTest(name = "{0}: {1} x {2} elements")
-  @CsvSource({"shm, 20000, 1", "shm, 2000, 8", "tcp, 1000, 1", "tcp, 200, 8"})
-  void aCasLoopCallAllocatesNothing(String transport, int perRound, int count) {
+  @ParameterizedTest(name = "{0}: {1} x {2} elements of {3}")
+  @CsvSource({
+    "shm, 20000, 1, FI_INT16",
+    "shm, 2000, 8, FI_INT16",
+    "tcp, 1000, 1, FI_INT16",
+    "tcp, 200, 8, FI_INT16",
+    "shm, 10000, 1, FI_DOUBLE_COMPLEX",
+    "shm, 1000, 4, FI_DOUBLE_COMPLEX",
+    "tcp, 300, 1, FI_DOUBLE_COMPLEX",
+    "tcp, 100, 4, FI_DOUBLE_COMPLEX"
+  })
+  void anEmulatedCallAllocatesNothing(String transport, int perRound, int count, String type) {
+    FiDatatype datatype = FiDatatype.ofName(type);
+    boolean wide = datatype == FiDatatype.DOUBLE_COMPLEX;
+    int size = datatype.size();
     try (Domain target =
             Fabric.openDomain(
                 "ucx", new DomainAttr(transport, DomainAttr.Progress.AUTO, false, Map.of()));
@@ -39,11 +53,15 @@ class CasLoopAllocationTest {
         Arena arena = Arena.ofConfined()) {
       MemoryRegion region = target.allocateMemory(64, FiFlags.REMOTE_READ | FiFlags.REMOTE_WRITE);
       long peer = me.av.insert(target.openEndpoint().name());
-      MemorySegment operand = arena.allocate(2L * count, 8);
+      MemorySegment operand = arena.allocate((long) size * count, 16);
       for (int i = 0; i < count; i++) {
-        operand.setAtIndex(JAVA_SHORT, i, (short) 1);
+        if (wide) {
+          operand.set(JAVA_DOUBLE, 16L * i, 1.0); // (1, 0)
+        } else {
+          operand.setAtIndex(JAVA_SHORT, i, (short) 1);
+        }
       }
-      MemorySegment result = arena.allocate(2L * count, 8);
+      MemorySegment result = arena.allocate((long) size * count, 16);
       CqEntry[] entries = {new CqEntry()};
       var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
       long allocated = -1;
@@ -61,7 +79,7 @@ class CasLoopAllocationTest {
                   peer,
                   0,
                   region.key(),
-                  FiDatatype.INT16,
+                  datatype,
                   FiOp.SUM,
                   null);
           if (rc != 0 || me.cq.sread(entries, 1, 10_000) != 1) {
@@ -72,10 +90,15 @@ class CasLoopAllocationTest {
         rounds++;
       }
       assertEquals(0, allocated, "bytes allocated by the last " + perRound + " calls");
-      short expected = (short) (rounds * perRound);
+      int calls = rounds * perRound;
       for (int i = 0; i < count; i++) {
-        assertEquals(expected, region.segment().getAtIndex(JAVA_SHORT, i));
-        assertEquals((short) (expected - 1), result.getAtIndex(JAVA_SHORT, i));
+        if (wide) {
+          assertEquals(calls, region.segment().get(JAVA_DOUBLE, 16L * i));
+          assertEquals(calls - 1, result.get(JAVA_DOUBLE, 16L * i));
+        } else {
+          assertEquals((short) calls, region.segment().getAtIndex(JAVA_SHORT, i));
+          assertEquals((short) (calls - 1), result.getAtIndex(JAVA_SHORT, i));
+        }
       }
     }
   }
