@@ -52,6 +52,9 @@ final class DemoCommand implements Callable<Integer> {
       String operand,
       String compare) {}
 
+  /** Call, mechanism, then three memory images of up to 16 bytes (32 hex digits). */
+  private static final String COLUMNS = "%-32s %-11s %-32s %-32s %-32s ";
+
   private static final List<Row> ROWS =
       List.of(
           new Row(
@@ -97,6 +100,23 @@ final class DemoCommand implements Callable<Integer> {
               FiDatatype.INT64,
               "0500000000000000",
               "0300000000000000",
+              null),
+          new Row(AtomicFamily.FETCH, FiOp.SUM, FiDatatype.INT8, "7f", "01", null),
+          // (1.5, -2) + (1, 0.25)
+          new Row(
+              AtomicFamily.FETCH,
+              FiOp.SUM,
+              FiDatatype.DOUBLE_COMPLEX,
+              "000000000000f83f00000000000000c0",
+              "000000000000f03f000000000000d03f",
+              null),
+          // max(1.0L, 2.0L)
+          new Row(
+              AtomicFamily.BASE,
+              FiOp.MAX,
+              FiDatatype.LONG_DOUBLE,
+              "0000000000000080ff3f000000000000",
+              "00000000000000800040000000000000",
               null));
 
   @Override
@@ -111,8 +131,13 @@ final class DemoCommand implements Callable<Integer> {
       System.out.println();
       long peer = ini.av.insert(target.address());
       System.out.printf(
-          "  %-28s %-9s %-18s %-18s %-18s %s%n",
-          "call", "mechanism", "target before", "target after", "fetched", "latency");
+          "  " + COLUMNS + "%s%n",
+          "call",
+          "mechanism",
+          "target before",
+          "target after",
+          "fetched",
+          "latency");
       for (Row row : ROWS) {
         System.out.println("  " + run(row, ini, peer, target, arena));
       }
@@ -128,7 +153,7 @@ final class DemoCommand implements Callable<Integer> {
     try {
       attr = ini.domain.queryAtomic(row.datatype(), row.op(), row.family().queryFlag());
     } catch (FiException e) {
-      return String.format("%-28s %-9s %s", call, "-", e.getMessage());
+      return String.format("%-32s %-11s %s", call, "-", e.getMessage());
     }
     byte[] initial = HEX.parseHex(row.initial());
     int size = row.datatype().size();
@@ -139,7 +164,7 @@ final class DemoCommand implements Callable<Integer> {
     try {
       once(row, ini, peer, target.key(), operand, compare, result);
     } catch (FiException e) {
-      return String.format("%-28s %-9s failed: %s", call, attr.mechanism(), e.getMessage());
+      return String.format("%-32s %-11s failed: %s", call, attr.mechanism(), e.getMessage());
     }
     String after = HEX.formatHex(target.get(0, size));
     String fetched =
@@ -155,7 +180,7 @@ final class DemoCommand implements Callable<Integer> {
     }
     double micros = (System.nanoTime() - start) / 1e3 / iterations;
     return String.format(
-        "%-28s %-9s %-18s %-18s %-18s %.2f us",
+        COLUMNS + "%.2f us",
         call,
         attr.mechanism().name().toLowerCase(java.util.Locale.ROOT),
         row.initial(),
