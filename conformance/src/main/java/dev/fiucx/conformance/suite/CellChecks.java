@@ -65,20 +65,41 @@ final class CellChecks {
       if (queryFailure == null) {
         out.add(result(family, op, dt, "query", null, Status.UNSUPPORTED, reason));
       }
-      for (CallForm form : CallForm.of(family)) {
-        String problem =
-            randomCall(family, op, dt, form, 1, new Random(1))
-                .runRefused(rig, FiErrno.EOPNOTSUPP, "refused");
-        out.add(
-            problem == null
-                ? result(family, op, dt, form.callName(family), null, Status.UNSUPPORTED, reason)
-                : result(family, op, dt, form.callName(family), null, Status.FAIL, problem));
-      }
+      refusedByEveryForm(family, op, dt, reason, out);
       return out;
     }
     if (queryFailure == null) {
       out.add(result(family, op, dt, "query", mechanism, Status.PASS, ""));
     }
+    carriedOutByEveryForm(family, op, dt, mechanism, max, out);
+    return out;
+  }
+
+  /** An unsupported cell: each call form returns -FI_EOPNOTSUPP and changes nothing. */
+  private void refusedByEveryForm(
+      AtomicFamily family, FiOp op, FiDatatype dt, String reason, List<CheckResult> out) {
+    for (CallForm form : CallForm.of(family)) {
+      String problem =
+          randomCall(family, op, dt, form, 1, new Random(1))
+              .runRefused(rig, FiErrno.EOPNOTSUPP, "refused");
+      out.add(
+          problem == null
+              ? result(family, op, dt, form.callName(family), null, Status.UNSUPPORTED, reason)
+              : result(family, op, dt, form.callName(family), null, Status.FAIL, problem));
+    }
+  }
+
+  /**
+   * A valid cell: each call form with edge and random values, then one element more than the
+   * provider's count {@code max}, refused with -FI_EMSGSIZE.
+   */
+  private void carriedOutByEveryForm(
+      AtomicFamily family,
+      FiOp op,
+      FiDatatype dt,
+      Mechanism mechanism,
+      long max,
+      List<CheckResult> out) {
     int count = (int) Math.min(max, Rig.BUFFER_BYTES / dt.size() - 1);
     Random rnd = new Random(31L * (31L * family.ordinal() + op.ordinal()) + dt.ordinal());
     for (CallForm form : CallForm.of(family)) {
@@ -107,7 +128,6 @@ final class CellChecks {
               .runRefused(rig, FiErrno.EMSGSIZE, "too many");
       out.add(result(family, op, dt, "count_limit", mechanism, statusOf(limit), text(limit)));
     }
-    return out;
   }
 
   /** Null when the query's answer and the valid call's agree, otherwise how they differ. */
