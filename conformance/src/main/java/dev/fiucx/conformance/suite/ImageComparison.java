@@ -30,7 +30,9 @@ final class ImageComparison {
           return what
               + " element "
               + e
-              + ": "
+              + " (byte "
+              + from
+              + "): "
               + HEX.formatHex(actual, from, to)
               + ", expected "
               + HEX.formatHex(expected, from, to);
