@@ -36,7 +36,7 @@ public abstract class AtomicConformanceSuite {
     List<CheckResult> results = Conformance.run(config(), r -> {});
     Map<String, Map<String, List<CheckResult>>> groups = new LinkedHashMap<>();
     for (CheckResult r : results) {
-      boolean flag = !isCellCheck(r.call());
+      boolean flag = !r.isCellCheck();
       String outer = flag ? "flags and completions" : r.family().label();
       String inner =
           (flag ? r.mechanism() + " " + r.family().label() + " " : "")
@@ -69,10 +69,5 @@ public abstract class AtomicConformanceSuite {
             fail(r.detail());
           }
         });
-  }
-
-  /** Whether a check belongs to one cell (a call form, the query, the count limit). */
-  static boolean isCellCheck(String call) {
-    return call.startsWith("fi_") || call.equals("query") || call.equals("count_limit");
   }
 }
