@@ -82,10 +82,7 @@ final class CellChecks {
     int count = (int) Math.min(max, Rig.BUFFER_BYTES / dt.size() - 1);
     Random rnd = new Random(31L * (31L * family.ordinal() + op.ordinal()) + dt.ordinal());
     for (CallForm form : CallForm.of(family)) {
-      String problem =
-          form == CallForm.PLAIN
-              ? plainCalls(family, op, dt, count, rnd)
-              : randomCall(family, op, dt, form, SMALL_COUNT, rnd).run(rig, form);
+      String problem = calls(family, op, dt, form, count, rnd);
       out.add(
           result(
               family, op, dt, form.callName(family), mechanism, statusOf(problem), text(problem)));
@@ -146,11 +143,13 @@ final class CellChecks {
   }
 
   /**
-   * The plain call with every pair of edge values (target, operand; and compare equal to the
-   * target, then crossed with it), in calls of at most {@code max} elements, then one random call
-   * of exactly {@code max} elements, the largest the provider takes.
+   * Calls of one form with every pair of edge values (target, operand; in the compare family with
+   * the compare equal to the target, then crossed with it), at most {@code max} elements per call;
+   * then random values: the plain form in one call of exactly {@code max} elements, the largest the
+   * provider takes, the other forms in a small call.
    */
-  private String plainCalls(AtomicFamily family, FiOp op, FiDatatype dt, int max, Random rnd) {
+  private String calls(
+      AtomicFamily family, FiOp op, FiDatatype dt, CallForm form, int max, Random rnd) {
     List<byte[]> edges = sample(ElementValues.edges(dt));
     int n = edges.size();
     List<byte[][]> elements = new ArrayList<>(); // {target, operand, compare}
@@ -166,13 +165,14 @@ final class CellChecks {
     }
     for (int from = 0; from < elements.size(); from += max) {
       List<byte[][]> chunk = elements.subList(from, Math.min(from + max, elements.size()));
-      String problem = call(family, op, dt, CallForm.PLAIN, chunk).run(rig, "edges " + from);
+      String problem = call(family, op, dt, form, chunk).run(rig, "edges " + from);
       if (problem != null) {
         return "edge values from element " + from + ": " + problem;
       }
     }
-    String problem = randomCall(family, op, dt, CallForm.PLAIN, max, rnd).run(rig, "largest");
-    return problem == null ? null : max + " random elements (the largest call): " + problem;
+    int count = form == CallForm.PLAIN ? max : SMALL_COUNT;
+    String problem = randomCall(family, op, dt, form, count, rnd).run(rig, "random");
+    return problem == null ? null : count + " random elements: " + problem;
   }
 
   private static List<byte[]> sample(List<byte[]> edges) {
