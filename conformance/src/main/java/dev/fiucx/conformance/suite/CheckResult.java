@@ -25,6 +25,14 @@ public record CheckResult(
     String detail) {
 
   /**
+   * Whether this check is one of a cell's own (its query, a call form, its count limit) rather than
+   * a flag, counter or error-entry check that stands for a whole mechanism.
+   */
+  public boolean isCellCheck() {
+    return call.startsWith("fi_") || call.equals("query") || call.equals("count_limit");
+  }
+
+  /**
    * PASS: behaved as the man page and the reference semantics say. UNSUPPORTED: reported (and
    * behaved as) not supported. FAIL: anything else.
    */

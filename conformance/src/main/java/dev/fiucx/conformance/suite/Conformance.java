@@ -1,5 +1,9 @@
 package dev.fiucx.conformance.suite;
 
+import dev.fiucx.AtomicFamily;
+import dev.fiucx.FiDatatype;
+import dev.fiucx.FiOp;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -9,10 +13,30 @@ public final class Conformance {
 
   /**
    * Runs the whole suite against {@code config}, handing each result to {@code onEach} as it is
-   * known (for progress output), and returns all of them: family, then op, then datatype order of
-   * the enums, then call.
+   * known (for progress output), and returns all of them: every (family, op, datatype) cell in the
+   * order of the enums, each with its query, call-form and count-limit checks, then the flag checks
+   * of each mechanism and the error-entry check. Throws {@code FiException} when the provider or
+   * its target cannot be opened.
    */
   public static List<CheckResult> run(SuiteConfig config, Consumer<CheckResult> onEach) {
-    throw new UnsupportedOperationException("SKELETON: replaced by the suite implementation");
+    List<CheckResult> all = new ArrayList<>();
+    try (Rig rig = new Rig(config)) {
+      CellChecks cells = new CellChecks(rig);
+      for (AtomicFamily family : AtomicFamily.values()) {
+        for (FiOp op : FiOp.values()) {
+          for (FiDatatype dt : FiDatatype.values()) {
+            for (CheckResult r : cells.check(family, op, dt)) {
+              all.add(r);
+              onEach.accept(r);
+            }
+          }
+        }
+      }
+      for (CheckResult r : new FlagChecks(rig).check()) {
+        all.add(r);
+        onEach.accept(r);
+      }
+    }
+    return all;
   }
 }

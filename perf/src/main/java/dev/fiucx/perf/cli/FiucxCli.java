@@ -9,7 +9,12 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     version = "fiucx 0.1.0",
     description = "libfabric fi_atomic(3) for the JVM, on UCX",
-    subcommands = {InfoCommand.class, ReplayCommand.class, DemoCommand.class})
+    subcommands = {
+      InfoCommand.class,
+      ReplayCommand.class,
+      DemoCommand.class,
+      ConformanceCommand.class
+    })
 public final class FiucxCli {
   public static void main(String[] args) {
     System.exit(new CommandLine(new FiucxCli()).execute(args));

@@ -159,4 +159,71 @@ class FiucxCliTest {
     assertEquals(0, r.exit(), r.out());
     assertTrue(r.out().strip().endsWith("4 passed, 0 failed"), r.out());
   }
+
+  @Test
+  void conformanceOverSharedMemoryChecksEveryCellAndWritesJsonAndHtml() throws Exception {
+    Path json = dir.resolve("conformance.json");
+    Path html = dir.resolve("conformance.html");
+    Run r =
+        run(
+            "conformance",
+            "--transport",
+            "shm",
+            "--json",
+            json.toString(),
+            "--html",
+            html.toString());
+    assertEquals(0, r.exit(), r.out());
+    // 354 valid cells (base 6 checks each, fetch and compare 5), 444 unsupported (base 5, others
+    // 4), 5 flag checks for each of the three mechanisms and the error-entry check
+    assertTrue(r.out().strip().endsWith("1915 passed, 0 failed, 1913 unsupported"), r.out());
+    assertTrue(
+        r.out()
+            .contains(
+                "  SUM           cas    cas    cas    cas    native native native native cas    cas"
+                    + "    cas    lock   lock   lock"),
+        r.out());
+    JsonNode checks = new ObjectMapper().readTree(json.toFile());
+    assertEquals(3828, checks.size());
+    Set<String> keys = new HashSet<>();
+    Map<String, JsonNode> byKey = new TreeMap<>();
+    for (JsonNode c : checks) {
+      String key =
+          c.get("family").asText()
+              + " "
+              + c.get("op").asText()
+              + " "
+              + c.get("datatype").asText()
+              + " "
+              + c.get("call").asText()
+              + " "
+              + c.get("mechanism").asText();
+      assertTrue(keys.add(key), "one entry per check: " + key);
+      assertTrue(!c.get("status").asText().equals("fail"), c.toString());
+      byKey.put(key, c);
+    }
+    JsonNode fetchSum = byKey.get("fetch FI_SUM FI_UINT64 fi_fetch_atomic NATIVE");
+    assertEquals("pass", fetchSum.get("status").asText());
+    assertEquals("", fetchSum.get("detail").asText());
+    JsonNode mswap = byKey.get("base FI_MSWAP FI_INT8 fi_atomic null");
+    assertEquals("unsupported", mswap.get("status").asText());
+    assertTrue(mswap.get("mechanism").isNull());
+    assertEquals(
+        "pass",
+        byKey
+            .get("compare FI_CSWAP_GT FI_LONG_DOUBLE fi_compare_atomicmsg REMOTE_LOCK")
+            .get("status")
+            .asText());
+    assertEquals(
+        "pass", byKey.get("base FI_SUM FI_INT8 FI_INJECT CAS_LOOP").get("status").asText());
+    String page = Files.readString(html);
+    assertTrue(page.startsWith("<!DOCTYPE html>"));
+    assertTrue(page.contains("1915 passed, 0 failed, 1913 unsupported"));
+    assertTrue(!page.contains("http://") && !page.contains("https://"), "self-contained");
+  }
+
+  @Test
+  void conformanceRefusesAnUnknownProvider() {
+    assertEquals(2, run("conformance", "--provider", "nosuch").exit());
+  }
 }

@@ -1,0 +1,12 @@
+package dev.fiucx.conformance.ucx;
+
+import dev.fiucx.conformance.suite.AtomicConformanceSuite;
+import dev.fiucx.conformance.suite.SuiteConfig;
+
+/** The conformance suite against the ucx provider over UCX shared memory. */
+class UcxSharedMemoryConformanceTest extends AtomicConformanceSuite {
+  @Override
+  protected SuiteConfig config() {
+    return new SuiteConfig("ucx", "shm", false);
+  }
+}

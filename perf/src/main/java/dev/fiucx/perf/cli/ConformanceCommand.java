@@ -1,0 +1,92 @@
+package dev.fiucx.perf.cli;
+
+import dev.fiucx.Fabric;
+import dev.fiucx.FiException;
+import dev.fiucx.conformance.report.ConformanceReport;
+import dev.fiucx.conformance.suite.CheckResult;
+import dev.fiucx.conformance.suite.Conformance;
+import dev.fiucx.conformance.suite.SuiteConfig;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code fiucx conformance}: runs the conformance suite against a provider and prints the checked
+ * op x datatype matrix; exit 1 when a check failed.
+ */
+@Command(
+    name = "conformance",
+    mixinStandardHelpOptions = true,
+    description =
+        "Check every (family, op, datatype) cell and call form of a provider against the reference"
+            + " semantics; print the matrix; exit 1 on any failure, 2 when it cannot run.")
+final class ConformanceCommand implements Callable<Integer> {
+  @Option(names = "--provider", defaultValue = "ucx", description = "the provider (default: ucx)")
+  String provider;
+
+  @Option(
+      names = "--transport",
+      defaultValue = "shm",
+      description = "the provider's transport: shm or tcp (default: shm)")
+  String transport;
+
+  @Option(
+      names = "--target-process",
+      description = "expose the target memory from a second process (default: this process)")
+  boolean targetProcess;
+
+  @Option(names = "--json", paramLabel = "FILE", description = "write every check as JSON")
+  Path json;
+
+  @Option(names = "--html", paramLabel = "FILE", description = "write a self-contained HTML report")
+  Path html;
+
+  @Override
+  public Integer call() {
+    if (Fabric.providers().stream().noneMatch(p -> p.name().equals(provider))) {
+      System.err.println(
+          "fiucx conformance: unknown provider '"
+              + provider
+              + "' (known: "
+              + String.join(", ", Fabric.providers().stream().map(p -> p.name()).toList())
+              + ")");
+      return 2;
+    }
+    SuiteConfig config = new SuiteConfig(provider, transport, targetProcess);
+    long[] done = {0};
+    List<CheckResult> results;
+    try {
+      results =
+          Conformance.run(
+              config,
+              r -> {
+                if (++done[0] % 500 == 0) {
+                  System.err.println("fiucx conformance: " + done[0] + " checks done");
+                }
+              });
+    } catch (FiException e) {
+      System.err.println(
+          "fiucx conformance: cannot run against " + provider + ": " + e.getMessage());
+      return 2;
+    }
+    ConformanceReport report = new ConformanceReport(provider, transport, results);
+    report.printText(System.out);
+    try {
+      if (json != null) {
+        Files.writeString(json, report.json(), StandardCharsets.UTF_8);
+      }
+      if (html != null) {
+        Files.writeString(html, report.html(), StandardCharsets.UTF_8);
+      }
+    } catch (IOException e) {
+      System.err.println("fiucx conformance: cannot write the report: " + e.getMessage());
+      return 2;
+    }
+    return report.exitStatus();
+  }
+}
