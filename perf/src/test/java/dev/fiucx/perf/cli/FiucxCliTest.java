@@ -227,6 +227,13 @@ class FiucxCliTest {
   }
 
   @Test
+  void versionIsTheProjects() {
+    Run r = run("--version");
+    assertEquals(0, r.exit());
+    assertEquals("fiucx " + ConformanceReport.fiucxVersion() + "\n", r.out());
+  }
+
+  @Test
   void conformanceExitsTwoOnBadArgumentsOrAProviderThatCannotOpen() {
     assertEquals(2, run("conformance", "--provider", "nosuch").exit());
     assertEquals(2, run("conformance", "--no-such-option").exit());
