@@ -189,7 +189,8 @@ final class ElementValues {
     return out;
   }
 
-  private static byte[] littleEndian(long v, int size) {
+  /** The low {@code size} bytes of {@code v}, least significant first. */
+  static byte[] littleEndian(long v, int size) {
     byte[] b = new byte[size];
     for (int i = 0; i < size; i++) {
       b[i] = (byte) (v >>> (8 * i));

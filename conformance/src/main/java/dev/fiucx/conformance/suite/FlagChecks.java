@@ -329,7 +329,7 @@ final class FlagChecks {
 
   private String killWithOperationsInFlight(RemoteTarget dying, Initiator ini) {
     long peer = ini.av.insert(dying.address());
-    MemorySegment one = rig.operand(littleEndian(1, 8));
+    MemorySegment one = rig.operand(ElementValues.littleEndian(1, 8));
     MemorySegment result = rig.result(8, (byte) 0);
     int rc =
         ini.ep.fetchAtomic(
@@ -446,13 +446,5 @@ final class FlagChecks {
       System.arraycopy(element, 0, out, i * element.length, element.length);
     }
     return out;
-  }
-
-  private static byte[] littleEndian(long v, int size) {
-    byte[] b = new byte[size];
-    for (int i = 0; i < size; i++) {
-      b[i] = (byte) (v >>> (8 * i));
-    }
-    return b;
   }
 }

@@ -88,6 +88,42 @@ class ReferenceVectorsOverUcxTest {
     assertEquals(Set.of(), skipped, "cells reported unsupported");
   }
 
+  /**
+   * What Debian's C libfabric 1.17 (sockets provider) computed, recorded by tools/fi_record,
+   * through fiucx over UCX: every one of its 301 cells, every case byte for byte, NaN payloads
+   * included.
+   */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource({"shm", "tcp"})
+  void everyCaseRecordedFromLibfabricGivesTheSameBytes(String transport) throws Exception {
+    Path vectors =
+        Path.of(
+            ReferenceVectorsOverUcxTest.class
+                .getResource("/vectors/libfabric-sockets.jsonl")
+                .toURI());
+    List<String> failures = new ArrayList<>();
+    Set<String> ran = new TreeSet<>();
+    int[] cases = {0};
+    try (ProviderEngine engine = new ProviderEngine("ucx", transport, true)) {
+      VectorReader.read(
+          vectors,
+          c -> {
+            ReplayEngine.Outcome o = engine.run(c);
+            if (o.status() == ReplayEngine.Status.RAN) {
+              cases[0]++;
+              ran.add(name(c.family(), c.op().fiName(), c.datatype().fiName()));
+              check(c, o, failures);
+            } else {
+              failures.add(c.id() + ": " + o.status() + " " + o.detail());
+            }
+          },
+          m -> failures.add("malformed " + m));
+    }
+    assertEquals(List.of(), failures);
+    assertEquals(5791, cases[0], "recorded cases");
+    assertEquals(301, ran.size(), "cells libfabric's sockets provider supports");
+  }
+
   private static String name(AtomicFamily f, String op, String dt) {
     return f.label() + "/" + op + "/" + dt;
   }

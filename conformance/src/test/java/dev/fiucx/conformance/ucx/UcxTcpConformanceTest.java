@@ -3,10 +3,10 @@ package dev.fiucx.conformance.ucx;
 import dev.fiucx.conformance.suite.AtomicConformanceSuite;
 import dev.fiucx.conformance.suite.SuiteConfig;
 
-/** The conformance suite against the ucx provider over UCX TCP. */
+/** The conformance suite against the ucx provider over UCX TCP, the target in a second process. */
 class UcxTcpConformanceTest extends AtomicConformanceSuite {
   @Override
   protected SuiteConfig config() {
-    return new SuiteConfig("ucx", "tcp", false);
+    return new SuiteConfig("ucx", "tcp", true);
   }
 }
