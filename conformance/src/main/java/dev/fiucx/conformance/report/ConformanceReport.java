@@ -11,8 +11,11 @@ import dev.fiucx.conformance.suite.CheckResult.Status;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * What a conformance run found, in the three shapes a user reads: the text matrix (ops by datatypes
@@ -22,15 +25,54 @@ import java.util.Locale;
 public final class ConformanceReport {
   private final String provider;
   private final String transport;
+  private final Map<String, String> providerFacts;
+  private final RunMetadata metadata;
   private final List<CheckResult> results;
 
   /**
    * @param transport the transport the run used, or null for the provider's default
    */
   public ConformanceReport(String provider, String transport, List<CheckResult> results) {
+    this(provider, transport, Map.of(), results);
+  }
+
+  /**
+   * @param transport the transport the run used, or null for the provider's default
+   * @param providerFacts what the provider says about itself ({@code Domain.describe()}: UCX
+   *     version, transports, atomic mode, self-test), printed above the matrix in their order
+   */
+  public ConformanceReport(
+      String provider,
+      String transport,
+      Map<String, String> providerFacts,
+      List<CheckResult> results) {
+    this(provider, transport, providerFacts, RunMetadata.now(), results);
+  }
+
+  ConformanceReport(
+      String provider,
+      String transport,
+      Map<String, String> providerFacts,
+      RunMetadata metadata,
+      List<CheckResult> results) {
     this.provider = provider;
     this.transport = transport;
+    this.providerFacts = Collections.unmodifiableMap(new LinkedHashMap<>(providerFacts));
+    this.metadata = metadata;
     this.results = List.copyOf(results);
+  }
+
+  /** The version of fiucx this report comes from, as the project's build names it. */
+  public static String fiucxVersion() {
+    return RunMetadata.FIUCX_VERSION;
+  }
+
+  Map<String, String> providerFacts() {
+    return providerFacts;
+  }
+
+  RunMetadata metadata() {
+    return metadata;
   }
 
   /** How many checks ended with {@code status}. */
@@ -106,6 +148,7 @@ public final class ConformanceReport {
   /** The matrix, the flag checks, every failure and the summary line. */
   public void printText(PrintStream out) {
     out.println("conformance: " + subject() + ", " + results.size() + " checks");
+    providerFacts.forEach((k, v) -> out.printf("  %-12s %s%n", k, v));
     out.println();
     OpMatrix.print(
         out,

@@ -4,10 +4,6 @@ import dev.fiucx.AtomicFamily;
 import dev.fiucx.FiDatatype;
 import dev.fiucx.FiOp;
 import dev.fiucx.conformance.suite.CheckResult;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.List;
 
 /**
@@ -29,6 +25,7 @@ final class HtmlPage {
       td.unsupported { background: #f4f4f4; color: #999; }
       td.FAIL, td.fail { background: #ff8f8f; font-weight: bold; }
       td.detail { text-align: left; font-family: monospace; }
+      table.facts th, table.facts td { text-align: left; }
       .summary { font-size: 1.2em; font-weight: bold; }
       """;
 
@@ -45,17 +42,15 @@ final class HtmlPage {
     html.append("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
     html.append("<title>fiucx conformance: ").append(escape(report.subject())).append("</title>\n");
     html.append("<style>").append(STYLE).append("</style>\n</head>\n<body>\n");
-    html.append("<h1>fiucx conformance</h1>\n<p>")
-        .append(escape(report.subject()))
-        .append("<br>run ")
-        .append(escape(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString()))
-        .append(" on ")
-        .append(escape(hostName()))
-        .append(", fiucx ")
-        .append(escape(version()))
-        .append(", ")
-        .append(results.size())
-        .append(" checks</p>\n");
+    RunMetadata run = report.metadata();
+    html.append("<h1>fiucx conformance: ").append(escape(report.subject())).append("</h1>\n");
+    html.append("<table class=\"facts\">\n");
+    fact("date", run.date().toString());
+    fact("host", run.host());
+    fact("fiucx", run.fiucxVersion());
+    fact("checks", Integer.toString(results.size()));
+    report.providerFacts().forEach(this::fact);
+    html.append("</table>\n");
     html.append("<p class=\"summary\">").append(escape(report.summaryLine())).append("</p>\n");
     for (AtomicFamily f : AtomicFamily.values()) {
       family(f);
@@ -65,7 +60,9 @@ final class HtmlPage {
         .append("; -: unsupported, every call refused it; FAIL: a check failed.")
         .append(" Hover over a cell for its checks.</p>\n");
     checks("Flags and completions", report.flagChecks());
-    if (!report.failures().isEmpty()) {
+    if (report.failures().isEmpty()) {
+      html.append("<h2>Failures</h2>\n<p>No check failed.</p>\n");
+    } else {
       checks("Failures", report.failures());
     }
     html.append("</body>\n</html>\n");
@@ -123,6 +120,14 @@ final class HtmlPage {
     html.append("</table>\n");
   }
 
+  private void fact(String name, String value) {
+    html.append("<tr><th>")
+        .append(escape(name))
+        .append("</th><td>")
+        .append(escape(value))
+        .append("</td></tr>\n");
+  }
+
   private void cell(String text, String css) {
     html.append(css.isEmpty() ? "<td>" : "<td class=\"" + css + "\">")
         .append(escape(text))
@@ -144,18 +149,5 @@ final class HtmlPage {
       }
     }
     return out.toString();
-  }
-
-  private static String hostName() {
-    try {
-      return InetAddress.getLocalHost().getHostName();
-    } catch (UnknownHostException e) {
-      return "an unnamed host";
-    }
-  }
-
-  private static String version() {
-    String v = HtmlPage.class.getPackage().getImplementationVersion();
-    return v == null ? "(built from source)" : v;
   }
 }

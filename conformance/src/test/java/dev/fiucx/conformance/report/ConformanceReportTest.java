@@ -12,7 +12,10 @@ import dev.fiucx.conformance.suite.CheckResult.Status;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** The report's shapes from hand-made results: JSON, matrix words, summary, HTML, exit status. */
@@ -107,6 +110,80 @@ class ConformanceReportTest {
                 + "      -      FAIL"),
         text);
     assertTrue(text.endsWith("1 passed, 1 failed, 0 unsupported" + System.lineSeparator()), text);
+  }
+
+  @Test
+  void theTextShowsTheProviderFactsUnderItsHeader() {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    new ConformanceReport(
+            "ucx",
+            "shm",
+            new LinkedHashMap<>(Map.of("ucx.version", "1.13.1")),
+            List.of(FETCH_SUM_PASS))
+        .printText(new PrintStream(bytes, true, StandardCharsets.UTF_8));
+    String text = bytes.toString(StandardCharsets.UTF_8).replace(System.lineSeparator(), "\n");
+    assertTrue(
+        text.startsWith(
+            "conformance: provider ucx, transport shm, 1 checks\n  ucx.version  1.13.1\n\n"),
+        text);
+  }
+
+  @Test
+  void htmlHeadsThePageWithTheRunAndTheProviderAndTitlesEachCellWithItsChecks() {
+    CheckResult query =
+        new CheckResult(
+            AtomicFamily.BASE,
+            FiOp.MIN,
+            FiDatatype.DOUBLE,
+            "query",
+            Mechanism.CAS_LOOP,
+            Status.PASS,
+            "");
+    String page =
+        new ConformanceReport(
+                "ucx",
+                "tcp",
+                Map.of("ucx.tls", "tcp<x>"),
+                new RunMetadata(Instant.parse("2026-01-02T03:04:05Z"), "h&st", "9.9.9"),
+                List.of(query, MIN_FAIL))
+            .html();
+    assertTrue(
+        page.contains(
+            "<h1>fiucx conformance: provider ucx, transport tcp</h1>\n<table class=\"facts\">\n"
+                + "<tr><th>date</th><td>2026-01-02T03:04:05Z</td></tr>\n"
+                + "<tr><th>host</th><td>h&amp;st</td></tr>\n"
+                + "<tr><th>fiucx</th><td>9.9.9</td></tr>\n"
+                + "<tr><th>checks</th><td>2</td></tr>\n"
+                + "<tr><th>ucx.tls</th><td>tcp&lt;x&gt;</td></tr>\n</table>\n"
+                + "<p class=\"summary\">1 passed, 1 failed, 0 unsupported</p>"),
+        page);
+    assertTrue(
+        page.contains(
+            "<td class=\"FAIL\" title=\"query: pass\nfi_atomicv: fail (target element 3"
+                + " &lt;&amp;&quot;&#39;&gt;)\">FAIL</td>"),
+        page);
+    assertTrue(
+        page.contains(
+            "<h2>Failures</h2>\n<table>\n<tr><th>family</th><th>op</th><th>datatype</th>"
+                + "<th>check</th><th>mechanism</th><th>status</th><th>detail</th></tr>\n"
+                + "<tr><td>base</td><td>FI_MIN</td><td>FI_DOUBLE</td><td>fi_atomicv</td>"
+                + "<td>cas</td><td class=\"fail\">fail</td>"
+                + "<td class=\"detail\">target element 3 &lt;&amp;&quot;&#39;&gt;</td></tr>"),
+        page);
+    assertTrue(!page.contains("<script") && !page.contains("http"), "self-contained");
+  }
+
+  @Test
+  void htmlSaysWhenNothingFailed() {
+    String page = new ConformanceReport("ucx", "shm", List.of(FETCH_SUM_PASS)).html();
+    assertTrue(page.contains("<h2>Failures</h2>\n<p>No check failed.</p>"), page);
+  }
+
+  @Test
+  void theVersionIsTheProjectsFilledInByTheBuild() {
+    assertTrue(
+        ConformanceReport.fiucxVersion().matches("\\d+\\.\\d+\\.\\d+(-SNAPSHOT)?"),
+        ConformanceReport.fiucxVersion());
   }
 
   @Test

@@ -1,5 +1,7 @@
 package dev.fiucx.perf.cli;
 
+import dev.fiucx.Domain;
+import dev.fiucx.DomainAttr;
 import dev.fiucx.Fabric;
 import dev.fiucx.FiException;
 import dev.fiucx.conformance.report.ConformanceReport;
@@ -11,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -26,6 +29,9 @@ import picocli.CommandLine.Option;
         "Check every (family, op, datatype) cell and call form of a provider against the reference"
             + " semantics; print the matrix; exit 1 on any failure, 2 when it cannot run.")
 final class ConformanceCommand implements Callable<Integer> {
+  /** A progress line on stderr every this many checks: a handful per run. */
+  private static final int PROGRESS_EVERY = 1000;
+
   @Option(names = "--provider", defaultValue = "ucx", description = "the provider (default: ucx)")
   String provider;
 
@@ -57,7 +63,21 @@ final class ConformanceCommand implements Callable<Integer> {
               + ")");
       return 2;
     }
+    Map<String, String> facts;
+    try (Domain domain =
+        Fabric.openDomain(
+            provider, new DomainAttr(transport, DomainAttr.Progress.MANUAL, false, Map.of()))) {
+      facts = domain.describe();
+    } catch (FiException e) {
+      System.err.println(
+          "fiucx conformance: cannot open provider " + provider + ": " + e.getMessage());
+      return 2;
+    }
     SuiteConfig config = new SuiteConfig(provider, transport, targetProcess);
+    System.err.printf(
+        "fiucx conformance: checking provider %s over %s, target in %s%n",
+        provider, transport, targetProcess ? "a second process" : "this process");
+    long started = System.nanoTime();
     long[] done = {0};
     List<CheckResult> results;
     try {
@@ -65,8 +85,10 @@ final class ConformanceCommand implements Callable<Integer> {
           Conformance.run(
               config,
               r -> {
-                if (++done[0] % 500 == 0) {
-                  System.err.println("fiucx conformance: " + done[0] + " checks done");
+                if (++done[0] % PROGRESS_EVERY == 0) {
+                  System.err.printf(
+                      "fiucx conformance: %d checks done, now %s %s%n",
+                      done[0], r.family().label(), r.op().fiName());
                 }
               });
     } catch (FiException e) {
@@ -74,7 +96,10 @@ final class ConformanceCommand implements Callable<Integer> {
           "fiucx conformance: cannot run against " + provider + ": " + e.getMessage());
       return 2;
     }
-    ConformanceReport report = new ConformanceReport(provider, transport, results);
+    System.err.printf(
+        "fiucx conformance: %d checks in %.1f s%n",
+        results.size(), (System.nanoTime() - started) / 1e9);
+    ConformanceReport report = new ConformanceReport(provider, transport, facts, results);
     report.printText(System.out);
     try {
       if (json != null) {

@@ -1,5 +1,6 @@
 package dev.fiucx.perf.cli;
 
+import dev.fiucx.conformance.report.ConformanceReport;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -7,7 +8,7 @@ import picocli.CommandLine.Command;
 @Command(
     name = "fiucx",
     mixinStandardHelpOptions = true,
-    version = "fiucx 0.1.0",
+    versionProvider = FiucxCli.Version.class,
     description = "libfabric fi_atomic(3) for the JVM, on UCX",
     subcommands = {
       InfoCommand.class,
@@ -16,6 +17,14 @@ import picocli.CommandLine.Command;
       ConformanceCommand.class
     })
 public final class FiucxCli {
+  /** The project version, the same one the HTML conformance report names. */
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      return new String[] {"fiucx " + ConformanceReport.fiucxVersion()};
+    }
+  }
+
   public static void main(String[] args) {
     System.exit(new CommandLine(new FiucxCli()).execute(args));
   }

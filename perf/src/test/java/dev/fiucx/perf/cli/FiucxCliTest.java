@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.fiucx.conformance.report.ConformanceReport;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -195,35 +196,48 @@ class FiucxCliTest {
               + " "
               + c.get("datatype").asText()
               + " "
-              + c.get("call").asText()
-              + " "
-              + c.get("mechanism").asText();
-      assertTrue(keys.add(key), "one entry per check: " + key);
+              + c.get("call").asText();
+      assertTrue(keys.add(key), "one entry per (family, op, datatype, call): " + key);
       assertTrue(!c.get("status").asText().equals("fail"), c.toString());
       byKey.put(key, c);
     }
-    JsonNode fetchSum = byKey.get("fetch FI_SUM FI_UINT64 fi_fetch_atomic NATIVE");
+    JsonNode fetchSum = byKey.get("fetch FI_SUM FI_UINT64 fi_fetch_atomic");
+    assertEquals("NATIVE", fetchSum.get("mechanism").asText());
     assertEquals("pass", fetchSum.get("status").asText());
     assertEquals("", fetchSum.get("detail").asText());
-    JsonNode mswap = byKey.get("base FI_MSWAP FI_INT8 fi_atomic null");
+    JsonNode mswap = byKey.get("base FI_MSWAP FI_INT8 fi_atomic");
     assertEquals("unsupported", mswap.get("status").asText());
     assertTrue(mswap.get("mechanism").isNull());
     assertEquals(
         "pass",
         byKey
-            .get("compare FI_CSWAP_GT FI_LONG_DOUBLE fi_compare_atomicmsg REMOTE_LOCK")
+            .get("compare FI_CSWAP_GT FI_LONG_DOUBLE fi_compare_atomicmsg")
             .get("status")
             .asText());
-    assertEquals(
-        "pass", byKey.get("base FI_SUM FI_INT8 FI_INJECT CAS_LOOP").get("status").asText());
+    assertEquals("CAS_LOOP", byKey.get("base FI_SUM FI_INT8 FI_INJECT").get("mechanism").asText());
+    assertEquals("pass", byKey.get("base FI_SUM FI_INT8 FI_INJECT").get("status").asText());
+    assertTrue(r.out().contains("\n  ucx.version  1.13.1\n"), r.out());
     String page = Files.readString(html);
     assertTrue(page.startsWith("<!DOCTYPE html>"));
-    assertTrue(page.contains("1915 passed, 0 failed, 1913 unsupported"));
+    assertTrue(page.contains("<p class=\"summary\">1915 passed, 0 failed, 1913 unsupported</p>"));
+    assertTrue(
+        page.contains("<tr><th>fiucx</th><td>" + ConformanceReport.fiucxVersion() + "</td></tr>"),
+        "the version");
     assertTrue(!page.contains("http://") && !page.contains("https://"), "self-contained");
   }
 
   @Test
-  void conformanceRefusesAnUnknownProvider() {
+  void versionIsTheProjects() {
+    Run r = run("--version");
+    assertEquals(0, r.exit());
+    assertEquals("fiucx " + ConformanceReport.fiucxVersion() + "\n", r.out());
+  }
+
+  @Test
+  void conformanceExitsTwoOnBadArgumentsOrAProviderThatCannotOpen() {
     assertEquals(2, run("conformance", "--provider", "nosuch").exit());
+    assertEquals(2, run("conformance", "--no-such-option").exit());
+    assertEquals(2, run("conformance", "--json").exit(), "--json without its FILE");
+    assertEquals(2, run("conformance", "--transport", "nosuch").exit());
   }
 }
