@@ -79,17 +79,20 @@ final class AtomicPoster {
   private final MemorySegment single;
   private final ThreadLocal<MemorySegment> perThread;
   private volatile Throwable deferred;
+  private final AtomicRequests requests;
 
   /**
    * @param threadSafe whether several threads post and progress at once (UCS_THREAD_MODE_MULTI):
    *     then each thread gets its own scratch and calls go through the ordinary (non-critical)
    *     downcall
+   * @param requestSize the context's UCP request size, for {@link AtomicRequests}
    */
   @SuppressWarnings("restricted")
-  AtomicPoster(TransportCompletions completions, boolean threadSafe) {
+  AtomicPoster(TransportCompletions completions, boolean threadSafe, long requestSize) {
     this.completions = completions;
     this.critical = !threadSafe;
     this.arena = Arena.ofShared();
+    this.requests = new AtomicRequests(arena, requestSize);
     MemorySegment stub =
         Linker.nativeLinker().upcallStub(ON_COMPLETE.bindTo(this), SEND_CALLBACK, arena);
     this.callback = stub.address();
@@ -145,7 +148,13 @@ final class AtomicPoster {
       }
     }
     MemorySegment s = scratch();
-    s.set(JAVA_INT, PARAM_OP_ATTR_MASK, reply == 0 ? POST_MASK : FETCH_MASK);
+    long request = reply == 0 ? 0 : requests.take();
+    int mask = reply == 0 ? POST_MASK : FETCH_MASK;
+    if (request != 0) {
+      mask |= UCP_OP_ATTR_FIELD_REQUEST;
+      s.set(JAVA_LONG, PARAM_REQUEST, request);
+    }
+    s.set(JAVA_INT, PARAM_OP_ATTR_MASK, mask);
     s.set(JAVA_LONG, PARAM_DATATYPE, size == 8 ? DT8 : DT4);
     s.set(JAVA_LONG, PARAM_USER_DATA, token);
     s.set(JAVA_LONG, PARAM_REPLY_BUFFER, reply);
@@ -158,6 +167,9 @@ final class AtomicPoster {
     long status =
         UcpNative.atomicOpNbx(critical, ep, opcode, base + OPERAND, remoteAddress, rkey, base);
     if (reply != 0) {
+      if (request != 0 && status != request) {
+        requests.give(request); // done at once or refused: UCX never kept it
+      }
       return outcome(status);
     }
     if (UcsStatus.isError(status)) {
@@ -243,14 +255,19 @@ final class AtomicPoster {
 
   /**
    * The upcall, inside ucp_worker_progress. Freeing the request here is allowed: UCX marks it
-   * completed before calling back, so ucp_request_free returns it to the pool at once. Nothing may
-   * escape into native code, so a failure of the engine's handler is kept for {@link
+   * completed before calling back, so ucp_request_free returns it to the pool at once; one of
+   * {@link AtomicRequests}' slots goes back to its stack instead (UCX must never free those).
+   * Nothing may escape into native code, so a failure of the engine's handler is kept for {@link
    * #rethrowDeferred}.
    */
   @SuppressWarnings("unused") // called through ON_COMPLETE
   private void onComplete(long request, byte status, long token) {
     try {
-      UcpNative.requestFree(request);
+      if (requests.owns(request)) {
+        requests.give(request);
+      } else {
+        UcpNative.requestFree(request);
+      }
       completions.completed(token, UcsStatus.toFiErrno(status));
     } catch (Throwable t) {
       if (deferred == null) {

@@ -73,6 +73,10 @@ final class UcpNative {
       ucp("ucp_ep_close_nbx", FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG));
 
   // void ucp_request_free(void *request)
+  // ucs_status_t ucp_context_query(ucp_context_h context, ucp_context_attr_t *attr)
+  private static final MethodHandle CONTEXT_QUERY =
+      ucp("ucp_context_query", FunctionDescriptor.of(JAVA_BYTE, JAVA_LONG, JAVA_LONG));
+
   private static final MethodHandle REQUEST_FREE =
       ucp("ucp_request_free", FunctionDescriptor.ofVoid(JAVA_LONG));
 
@@ -184,6 +188,28 @@ final class UcpNative {
   static long epCloseNbx(long ep, long param) {
     try {
       return (long) EP_CLOSE_NBX.invokeExact(ep, param);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  /**
+   * {@code ucp_context_query} for the request size: the bytes UCX needs before a request the user
+   * allocates ({@code UCP_OP_ATTR_FIELD_REQUEST}).
+   */
+  static long contextRequestSize(long context) {
+    try (Arena arena = Arena.ofConfined()) {
+      // ucp_context_attr_t: field_mask u64 @0, request_size size_t @8, then thread mode, memory
+      // types and a 32-byte name (64 bytes in 1.13); 256 leaves room for later versions
+      MemorySegment attr = arena.allocate(256, 8);
+      attr.set(JAVA_LONG, 0, 1L); // UCP_ATTR_FIELD_REQUEST_SIZE
+      byte status = (byte) CONTEXT_QUERY.invokeExact(context, attr.address());
+      if (status != 0) {
+        throw new IllegalStateException("ucp_context_query: " + statusString(status));
+      }
+      return attr.get(JAVA_LONG, 8);
+    } catch (RuntimeException | Error e) {
+      throw e;
     } catch (Throwable t) {
       throw rethrow(t);
     }

@@ -14,6 +14,7 @@ final class UcxConstants {
   static final int UCP_ATOMIC_OP_XOR = 5;
 
   // ucp/api/ucp.h, enum ucp_op_attr_t: which fields of ucp_request_param_t are valid
+  static final int UCP_OP_ATTR_FIELD_REQUEST = 1 << 0;
   static final int UCP_OP_ATTR_FIELD_CALLBACK = 1 << 1;
   static final int UCP_OP_ATTR_FIELD_USER_DATA = 1 << 2;
   static final int UCP_OP_ATTR_FIELD_DATATYPE = 1 << 3;
@@ -24,6 +25,7 @@ final class UcxConstants {
   static final long PARAM_SIZE = 72;
   static final long PARAM_OP_ATTR_MASK = 0; // uint32_t op_attr_mask
   static final long PARAM_FLAGS = 4; // uint32_t flags
+  static final long PARAM_REQUEST = 8; // void *request
   static final long PARAM_CB = 16; // union cb (ucp_send_nbx_callback_t send)
   static final long PARAM_DATATYPE = 24; // ucp_datatype_t datatype
   static final long PARAM_USER_DATA = 32; // void *user_data

@@ -106,7 +106,9 @@ public final class UcxTransport implements Transport {
         workerParams.requestThreadSafety();
       }
       w = ctx.newWorker(workerParams);
-      p = new AtomicPoster(completions, options.threadSafe());
+      p =
+          new AtomicPoster(
+              completions, options.threadSafe(), UcpNative.contextRequestSize(ctx.getNativeId()));
       ByteBuffer a = w.getAddress();
       this.address = new byte[a.remaining()];
       a.get(address);
