@@ -327,13 +327,33 @@ final class FlagChecks {
         problem == null ? "" : problem);
   }
 
+  /** Operations posted back to back to the killed peer before its completions are read. */
+  private static final int IN_FLIGHT = 8;
+
+  /**
+   * Kills the target after one good operation, then posts rounds of {@link #IN_FLIGHT} fetching
+   * SUMs without waiting in between, each with its own context, until the provider refuses calls
+   * with -FI_ECONNRESET. Every posted operation must end exactly once: as a completion, or as an
+   * error entry with FI_ECONNRESET, each carrying its own context; at least one must be an error
+   * entry.
+   */
   private String killWithOperationsInFlight(RemoteTarget dying, Initiator ini) {
     long peer = ini.av.insert(dying.address());
     MemorySegment one = rig.operand(ElementValues.littleEndian(1, 8));
-    MemorySegment result = rig.result(8, (byte) 0);
+    MemorySegment results = rig.result(8 * IN_FLIGHT, (byte) 0);
     int rc =
         ini.ep.fetchAtomic(
-            one, 1, null, result, null, peer, 0, dying.key(), FiDatatype.UINT64, FiOp.SUM, "alive");
+            one,
+            1,
+            null,
+            results,
+            null,
+            peer,
+            0,
+            dying.key(),
+            FiDatatype.UINT64,
+            FiOp.SUM,
+            "alive");
     if (rc != 0) {
       return "the first call returned " + FiErrno.errorString(rc);
     }
@@ -343,44 +363,78 @@ final class FlagChecks {
     }
     dying.kill();
     CqEntry[] entries = {new CqEntry()};
+    CqErrEntry error = new CqErrEntry();
     int errorEntries = 0;
     long deadline = System.nanoTime() + 30_000_000_000L;
-    while (System.nanoTime() < deadline) {
-      rc =
-          ini.ep.fetchAtomic(
-              one,
-              1,
-              null,
-              result,
-              null,
-              peer,
-              0,
-              dying.key(),
-              FiDatatype.UINT64,
-              FiOp.SUM,
-              "dying");
-      if (rc == -FiErrno.ECONNRESET) {
-        return errorEntries >= 1
-            ? null
-            : "calls were refused with -FI_ECONNRESET, but no operation in flight became an error"
-                + " entry";
+    for (int round = 0; System.nanoTime() < deadline; round++) {
+      List<Object> pending = new ArrayList<>();
+      rc = 0;
+      for (int i = 0; i < IN_FLIGHT && rc == 0; i++) {
+        Object context = "dying " + round + "." + i; // a new object: completions match by identity
+        rc =
+            ini.ep.fetchAtomic(
+                one,
+                1,
+                null,
+                results.asSlice(8L * i, 8),
+                null,
+                peer,
+                0,
+                dying.key(),
+                FiDatatype.UINT64,
+                FiOp.SUM,
+                context);
+        if (rc == 0) {
+          pending.add(context);
+        }
       }
-      if (rc != 0) {
+      if (rc != 0 && rc != -FiErrno.ECONNRESET) {
         return "a call to the dying peer returned " + FiErrno.errorString(rc);
       }
-      int n = ini.cq.sread(entries, 1, 30_000);
-      if (n == -FiErrno.EAVAIL) {
-        CqErrEntry e = new CqErrEntry();
-        ini.cq.readErr(e);
-        if (!"dying".equals(e.opContext) || e.err != FiErrno.ECONNRESET) {
-          return "error entry " + e + ", expected context dying and FI_ECONNRESET";
+      while (!pending.isEmpty()) {
+        int n = ini.cq.sread(entries, 1, Rig.WAIT_MILLIS);
+        Object context;
+        if (n == -FiErrno.EAVAIL) {
+          ini.cq.readErr(error);
+          if (error.err != FiErrno.ECONNRESET) {
+            return "error entry " + error + ", expected FI_ECONNRESET";
+          }
+          context = error.opContext;
+          errorEntries++;
+        } else if (n == 1) {
+          context = entries[0].opContext;
+          if (entries[0].flags != flagsOf(false)) {
+            return "completion flags 0x" + Long.toHexString(entries[0].flags) + " for " + context;
+          }
+        } else {
+          return pending.size()
+              + " operations to the killed peer ended neither in a completion nor in an error"
+              + " entry: "
+              + FiErrno.errorString(n);
         }
-        errorEntries++;
-      } else if (n != 1) {
-        return "neither a completion nor an error entry: " + FiErrno.errorString(n);
+        if (!removeSame(pending, context)) {
+          return "an entry with context " + context + ", which is no pending operation's";
+        }
+      }
+      if (rc == -FiErrno.ECONNRESET) {
+        if (errorEntries == 0) {
+          return "calls were refused with -FI_ECONNRESET, but no operation in flight became an"
+              + " error entry";
+        }
+        return rig.expectNoCompletion(ini.cq);
       }
     }
     return "the failure of the killed peer was not reported within 30 s";
+  }
+
+  private static boolean removeSame(List<Object> pending, Object context) {
+    for (int i = 0; i < pending.size(); i++) {
+      if (pending.get(i) == context) {
+        pending.remove(i);
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Sets {@code n} elements of distinct small values at the base offset; returns them. */
