@@ -16,4 +16,10 @@ public interface RemoteRegion {
 
   /** True once the peer closed the region; posting to it is then refused. */
   boolean revoked();
+
+  /**
+   * The transport's word for how atomics reach this region, e.g. {@code ucp} (through the library)
+   * or {@code mapped} (CPU atomics on the region mapped into this process).
+   */
+  String path();
 }

@@ -266,6 +266,11 @@ class CasLoopTest {
     public boolean revoked() {
       return revoked;
     }
+
+    @Override
+    public String path() {
+      return "fake";
+    }
   }
 
   /**

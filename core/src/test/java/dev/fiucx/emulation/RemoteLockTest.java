@@ -305,6 +305,11 @@ class RemoteLockTest {
     public boolean revoked() {
       return revoked;
     }
+
+    @Override
+    public String path() {
+      return "fake";
+    }
   }
 
   /** Executes on the regions' memory at once (DONE) or, when {@link #pending}, when run. */

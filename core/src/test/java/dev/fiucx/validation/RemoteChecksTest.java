@@ -10,7 +10,12 @@ import org.junit.jupiter.api.Test;
 class RemoteChecksTest {
   /** A resolved region as a transport would describe it: 64 bytes at 0x1000, read-only. */
   private record Region(long base, long length, long access, boolean revoked)
-      implements RemoteRegion {}
+      implements RemoteRegion {
+    @Override
+    public String path() {
+      return "fake";
+    }
+  }
 
   private static final long RW = FiFlags.REMOTE_READ | FiFlags.REMOTE_WRITE;
   private static final Region READ_ONLY = new Region(0x1000, 64, FiFlags.REMOTE_READ, false);

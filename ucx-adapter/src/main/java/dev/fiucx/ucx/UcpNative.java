@@ -64,6 +64,10 @@ final class UcpNative {
   private static final MethodHandle PUT_NBX = ucp("ucp_put_nbx", RMA_NBX_DESC);
   private static final MethodHandle GET_NBX = ucp("ucp_get_nbx", RMA_NBX_DESC);
 
+  // ucs_status_t ucp_rkey_ptr(ucp_rkey_h rkey, uint64_t raddr, void **addr_p)
+  private static final MethodHandle RKEY_PTR =
+      ucp("ucp_rkey_ptr", FunctionDescriptor.of(JAVA_BYTE, JAVA_LONG, JAVA_LONG, JAVA_LONG));
+
   // ucs_status_ptr_t ucp_ep_flush_nbx(ucp_ep_h, const ucp_request_param_t *)
   private static final MethodHandle EP_FLUSH_NBX =
       ucp("ucp_ep_flush_nbx", FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG));
@@ -172,6 +176,21 @@ final class UcpNative {
   static long getNbx(long ep, long buffer, long length, long remoteAddress, long rkey, long param) {
     try {
       return (long) GET_NBX.invokeExact(ep, buffer, length, remoteAddress, rkey, param);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  /**
+   * {@code ucp_rkey_ptr}: where the peer's byte at {@code remoteAddress} is mapped in this process,
+   * or 0 when UCX cannot map it (the rkey has no shared-memory component that this process can
+   * attach, e.g. registered memory or a tcp-only peer).
+   */
+  static long rkeyPtr(long rkey, long remoteAddress) {
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment out = arena.allocate(JAVA_LONG);
+      byte status = (byte) RKEY_PTR.invokeExact(rkey, remoteAddress, out.address());
+      return status == UcxConstants.UCS_OK ? out.get(JAVA_LONG, 0) : 0;
     } catch (Throwable t) {
       throw rethrow(t);
     }

@@ -20,9 +20,19 @@ import java.util.Set;
  *     the list makes UCX drop them, so it is on only for lists without them (e.g. {@code "tcp"}).
  * @param controlTimeout how long a resolve waits for its answer, and a revoke for its
  *     acknowledgements
+ * @param directPath whether native atomics on a peer region that UCX can map into this process
+ *     ({@code ucp_rkey_ptr}) are done by this CPU on the mapping instead of through {@code
+ *     ucp_atomic_op_nbx}; used only where UCX's own atomics are CPU atomics too
  */
 public record UcxOptions(
-    String transports, boolean threadSafe, Boolean peerFailureDetection, Duration controlTimeout) {
+    String transports,
+    boolean threadSafe,
+    Boolean peerFailureDetection,
+    Duration controlTimeout,
+    boolean directPath) {
+  /** The domain option ({@code DomainAttr.options}) that turns the direct path off: {@code off}. */
+  public static final String DIRECT_PATH_OPTION = "direct_path";
+
   /** UCX_TLS names that are, or may include, shared memory (UCX 1.13 aliases included). */
   private static final Set<String> SHARED_MEMORY =
       Set.of("all", "sm", "shm", "mm", "posix", "sysv", "self", "cma", "knem", "xpmem");
@@ -33,25 +43,46 @@ public record UcxOptions(
     }
   }
 
-  /** UCX's own transport choice (UCX_TLS), single-threaded, 5 s control timeout. */
+  /** UCX's own transport choice (UCX_TLS), single-threaded, 5 s control timeout, direct path. */
   public static UcxOptions defaults() {
-    return new UcxOptions(null, false, null, Duration.ofSeconds(5));
+    return new UcxOptions(null, false, null, Duration.ofSeconds(5), true);
   }
 
   public UcxOptions withTransports(String transports) {
-    return new UcxOptions(transports, threadSafe, peerFailureDetection, controlTimeout);
+    return new UcxOptions(transports, threadSafe, peerFailureDetection, controlTimeout, directPath);
   }
 
   public UcxOptions withThreadSafe(boolean threadSafe) {
-    return new UcxOptions(transports, threadSafe, peerFailureDetection, controlTimeout);
+    return new UcxOptions(transports, threadSafe, peerFailureDetection, controlTimeout, directPath);
   }
 
   public UcxOptions withPeerFailureDetection(Boolean on) {
-    return new UcxOptions(transports, threadSafe, on, controlTimeout);
+    return new UcxOptions(transports, threadSafe, on, controlTimeout, directPath);
   }
 
   public UcxOptions withControlTimeout(Duration timeout) {
-    return new UcxOptions(transports, threadSafe, peerFailureDetection, timeout);
+    return new UcxOptions(transports, threadSafe, peerFailureDetection, timeout, directPath);
+  }
+
+  public UcxOptions withDirectPath(boolean on) {
+    return new UcxOptions(transports, threadSafe, peerFailureDetection, controlTimeout, on);
+  }
+
+  /**
+   * {@code on} (the default) or {@code off}, as {@link #DIRECT_PATH_OPTION} says; anything else is
+   * refused.
+   */
+  static boolean parseDirectPath(String value) {
+    if (value == null) {
+      return true;
+    }
+    return switch (value.trim().toLowerCase(Locale.ROOT)) {
+      case "on", "true" -> true;
+      case "off", "false" -> false;
+      default ->
+          throw new dev.fiucx.FiException(
+              dev.fiucx.FiErrno.EINVAL, DIRECT_PATH_OPTION + " must be on or off: " + value);
+    };
   }
 
   /** The UCX_TLS value to set on the context, or null to leave UCX's own. */

@@ -6,6 +6,7 @@ import dev.fiucx.FiErrno;
 import dev.fiucx.spi.RemoteAtomicOp;
 import dev.fiucx.spi.RemoteRegion;
 import dev.fiucx.spi.TransportPeer;
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -53,6 +54,10 @@ final class UcxPeer implements TransportPeer {
   private final byte[] peerAddress;
   private final UcpEndpoint endpoint;
   private final long ep;
+
+  /** Whether regions this peer resolves are mapped for CPU atomics where UCX can map them. */
+  private final boolean maps;
+
   private final LongObjectMap<UcxRemoteRegion> cache = new LongObjectMap<>();
   private final Map<Long, PendingResolve> pending = new HashMap<>();
   private final List<UcpRemoteKey> rkeys = new ArrayList<>();
@@ -68,6 +73,7 @@ final class UcxPeer implements TransportPeer {
     this.peerAddress = peerAddress.clone();
     this.endpoint = transport.openEndpoint(peerAddress, this::failed);
     this.ep = endpoint.getNativeId();
+    this.maps = transport.mapsPeers() && !java.util.Arrays.equals(peerAddress, transport.address());
   }
 
   int id() {
@@ -101,6 +107,14 @@ final class UcxPeer implements TransportPeer {
       return f;
     }
     UcxRemoteRegion r = (UcxRemoteRegion) remote;
+    MemorySegment m = r.mapping();
+    if (m != null) {
+      long old = MappedAtomics.apply(m, offset, OPCODES[op.ordinal()], size, value);
+      if (resultAddress != 0) {
+        MappedAtomics.store(resultAddress, size, old);
+      }
+      return DONE;
+    }
     return poster.post(
         ep,
         r.rkeyHandle(),
@@ -126,6 +140,12 @@ final class UcxPeer implements TransportPeer {
       return f;
     }
     UcxRemoteRegion r = (UcxRemoteRegion) remote;
+    MemorySegment m = r.mapping();
+    if (m != null) {
+      MappedAtomics.store(
+          resultAddress, size, MappedAtomics.compareSwap(m, offset, size, compare, swap));
+      return DONE;
+    }
     return poster.postCompareSwap(
         ep, r.rkeyHandle(), r.base() + offset, size, compare, swap, resultAddress, token);
   }
@@ -137,6 +157,11 @@ final class UcxPeer implements TransportPeer {
       return f;
     }
     UcxRemoteRegion r = (UcxRemoteRegion) remote;
+    MemorySegment m = r.mapping();
+    if (m != null) {
+      MappedAtomics.get(m, offset, length, localAddress);
+      return DONE;
+    }
     return poster.postGet(ep, r.rkeyHandle(), r.base() + offset, length, localAddress, token);
   }
 
@@ -147,6 +172,11 @@ final class UcxPeer implements TransportPeer {
       return f;
     }
     UcxRemoteRegion r = (UcxRemoteRegion) remote;
+    MemorySegment m = r.mapping();
+    if (m != null) {
+      MappedAtomics.put(m, offset, length, localAddress);
+      return DONE;
+    }
     return poster.postPut(ep, r.rkeyHandle(), r.base() + offset, length, localAddress, token);
   }
 
@@ -245,8 +275,11 @@ final class UcxPeer implements TransportPeer {
       synchronized (this) {
         rkeys.add(rkey); // older rkeys stay alive: operations may still be in flight on them
       }
+      MemorySegment mapping =
+          maps ? UcxRemoteRegion.map(rkey.getNativeId(), reply.base(), reply.length()) : null;
       cache.put(
-          p.key, new UcxRemoteRegion(p.key, reply.base(), reply.length(), reply.access(), rkey));
+          p.key,
+          new UcxRemoteRegion(p.key, reply.base(), reply.length(), reply.access(), rkey, mapping));
     }
     finish(p, 0);
   }

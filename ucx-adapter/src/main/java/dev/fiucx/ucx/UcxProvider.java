@@ -46,6 +46,11 @@ public final class UcxProvider implements AtomicProvider {
         completions ->
             new UcxTransport(
                 completions,
-                UcxOptions.defaults().withTransports(attr.transport()).withThreadSafe(threadSafe)));
+                UcxOptions.defaults()
+                    .withTransports(attr.transport())
+                    .withThreadSafe(threadSafe)
+                    .withDirectPath(
+                        UcxOptions.parseDirectPath(
+                            attr.options().get(UcxOptions.DIRECT_PATH_OPTION)))));
   }
 }

@@ -1,12 +1,14 @@
 package dev.fiucx.ucx;
 
 import dev.fiucx.spi.RemoteRegion;
+import java.lang.foreign.MemorySegment;
 import org.openucx.jucx.ucp.UcpRemoteKey;
 
 /**
  * A peer's region as resolved: where it is and the unpacked UCX rkey that atomics use. The rkey
  * stays valid until the peer connection closes, even after a revoke, so an operation already posted
- * never meets a destroyed rkey.
+ * never meets a destroyed rkey. When UCX mapped the region into this process ({@code
+ * ucp_rkey_ptr}), {@link #mapping} is that mapping, which lives as long as the rkey.
  */
 final class UcxRemoteRegion implements RemoteRegion {
   private final long key;
@@ -15,15 +17,43 @@ final class UcxRemoteRegion implements RemoteRegion {
   private final long access;
   private final UcpRemoteKey rkey;
   private final long rkeyHandle;
+  private final MemorySegment mapping;
   private volatile boolean revoked;
 
-  UcxRemoteRegion(long key, long base, long length, long access, UcpRemoteKey rkey) {
+  /**
+   * @param mapping the whole region as mapped in this process, or null to go through UCX
+   */
+  UcxRemoteRegion(
+      long key, long base, long length, long access, UcpRemoteKey rkey, MemorySegment mapping) {
     this.key = key;
     this.base = base;
     this.length = length;
     this.access = access;
     this.rkey = rkey;
     this.rkeyHandle = rkey.getNativeId(); // unboxed once here, not on every post
+    this.mapping = mapping;
+  }
+
+  /**
+   * The region mapped into this process, or null. UCX attaches a peer's shared-memory segment (sysv
+   * or posix) when it unpacks the rkey, so the whole region is one contiguous mapping.
+   */
+  static MemorySegment map(long rkeyHandle, long base, long length) {
+    long first = UcpNative.rkeyPtr(rkeyHandle, base);
+    if (first == 0 || UcpNative.rkeyPtr(rkeyHandle, base + length - 1) != first + length - 1) {
+      return null;
+    }
+    return UcpNative.ALL.asSlice(first, length);
+  }
+
+  /** The region as mapped into this process, or null when UCX carries its atomics. */
+  MemorySegment mapping() {
+    return mapping;
+  }
+
+  @Override
+  public String path() {
+    return mapping != null ? "mapped" : "ucp";
   }
 
   long key() {
@@ -70,7 +100,7 @@ final class UcxRemoteRegion implements RemoteRegion {
 
   @Override
   public String toString() {
-    return "UcxRemoteRegion[key=%016x, base=0x%x, length=%d, access=0x%x%s]"
-        .formatted(key, base, length, access, revoked ? ", revoked" : "");
+    return "UcxRemoteRegion[key=%016x, base=0x%x, length=%d, access=0x%x, %s%s]"
+        .formatted(key, base, length, access, path(), revoked ? ", revoked" : "");
   }
 }

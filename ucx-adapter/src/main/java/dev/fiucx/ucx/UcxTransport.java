@@ -57,6 +57,10 @@ public final class UcxTransport implements Transport {
   private final byte[] address;
   private final long instanceId;
   private final AtomicPoster poster;
+
+  /** Why peers' regions are not mapped for CPU atomics, or null when they are where UCX can. */
+  private final String directPathOff;
+
   private final ControlChannel control = new ControlChannel(this);
   private volatile java.util.function.LongConsumer initiatorFailures;
 
@@ -134,6 +138,54 @@ public final class UcxTransport implements Transport {
       id = RANDOM.nextLong();
     } while (id == 0);
     this.instanceId = id;
+    this.directPathOff = directPathOff();
+  }
+
+  /**
+   * The direct path is honest only where every atomic on the memory is a CPU atomic: the option is
+   * on, UCX is not told to use device (NIC) atomics, the worker's atomic resources are all memory
+   * domains whose atomics the CPU executes, and the CPU atomics were seen right here.
+   */
+  private String directPathOff() {
+    if (!options.directPath()) {
+      return "off (" + UcxOptions.DIRECT_PATH_OPTION + "=off)";
+    }
+    String mode = UcpNative.configValue("ATOMIC_MODE", configOverrides);
+    if ("device".equalsIgnoreCase(mode)) {
+      return "off (UCX_ATOMIC_MODE=device: NIC atomics are not coherent with CPU atomics)";
+    }
+    String resources = workerAtomics();
+    for (String r : resources.split(",")) {
+      String md = r.replaceFirst("^\\s*\\d+:", "").replaceFirst("/.*", "").trim();
+      if (!md.isEmpty() && !CPU_ATOMIC_DOMAINS.contains(md)) {
+        return "off (UCX has device atomics on " + md + ")";
+      }
+    }
+    String wrong = MappedAtomics.selfTest();
+    return wrong == null ? null : "off (" + wrong + ")";
+  }
+
+  /** UCX memory domains whose atomics are executed by a CPU (shared memory, self, software). */
+  private static final java.util.Set<String> CPU_ATOMIC_DOMAINS =
+      java.util.Set.of("self", "sysv", "posix", "xpmem", "cma", "knem", "tcp");
+
+  /** The "atomics:" line of ucp_worker_print_info: the worker's atomic resources. */
+  private String workerAtomics() {
+    return UcpNative.workerInfo(workerHandle)
+        .lines()
+        .map(l -> l.replaceFirst("^#\\s*", ""))
+        .filter(l -> l.startsWith("atomics:"))
+        .map(l -> l.substring("atomics:".length()).trim())
+        .findFirst()
+        .orElse("");
+  }
+
+  /**
+   * Whether peers' regions that UCX can map into this process get CPU atomics on the mapping; a
+   * connection to this transport itself never does, so the self-test proves UCX's own atomics.
+   */
+  boolean mapsPeers() {
+    return directPathOff == null;
   }
 
   // ---------------------------------------------------------------- Transport
@@ -227,12 +279,12 @@ public final class UcxTransport implements Transport {
     d.put("ucx.thread_mode", options.threadSafe() ? "multi" : "single");
     d.put("ucx.peer_failure_detection", detectPeerFailure ? "on" : "off");
     d.put("ucx.worker.address_bytes", Integer.toString(address.length));
-    UcpNative.workerInfo(workerHandle)
-        .lines()
-        .map(l -> l.replaceFirst("^#\\s*", ""))
-        .filter(l -> l.startsWith("atomics:"))
-        .findFirst()
-        .ifPresent(l -> d.put("ucx.worker.atomics", l.substring("atomics:".length()).trim()));
+    d.put("ucx.worker.atomics", workerAtomics());
+    d.put(
+        "ucx.direct_path",
+        directPathOff == null
+            ? "on (native ops on peer memory UCX maps here are CPU atomics on the mapping)"
+            : directPathOff);
     List<UcxPeer> snapshot;
     synchronized (this) {
       snapshot = List.copyOf(peers.stream().filter(p -> p != null).toList());

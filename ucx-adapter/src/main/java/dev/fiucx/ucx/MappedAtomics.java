@@ -1,0 +1,146 @@
+package dev.fiucx.ucx;
+
+import static dev.fiucx.ucx.UcxConstants.UCP_ATOMIC_OP_ADD;
+import static dev.fiucx.ucx.UcxConstants.UCP_ATOMIC_OP_AND;
+import static dev.fiucx.ucx.UcxConstants.UCP_ATOMIC_OP_CSWAP;
+import static dev.fiucx.ucx.UcxConstants.UCP_ATOMIC_OP_OR;
+import static dev.fiucx.ucx.UcxConstants.UCP_ATOMIC_OP_SWAP;
+import static dev.fiucx.ucx.UcxConstants.UCP_ATOMIC_OP_XOR;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
+
+/**
+ * UCX's atomics done by this CPU on a peer's region that UCX mapped into this process ({@code
+ * ucp_rkey_ptr}), the way Open MPI's OpenSHMEM reaches peers on the same node. Each op is one
+ * LOCK-prefixed instruction on the shared page: the same instructions UCX's shared-memory
+ * transports run for their atomics and a target runs for UCX's software atomics, so it is atomic
+ * against every initiator whose atomics the CPU executes (never against NIC "device" atomics, which
+ * is why {@link UcxTransport} allows the mapping only when UCX uses no device atomics). The op is
+ * finished when the call returns, so the poster reports it done at once.
+ *
+ * <p>Offsets are checked by the engine before anything is posted (inside the region, aligned to the
+ * word), so these accessors meet no bounds or alignment failure.
+ */
+final class MappedAtomics {
+  private static final VarHandle LONG = JAVA_LONG.varHandle();
+  private static final VarHandle INT = JAVA_INT.varHandle();
+
+  /** ucp_atomic_op_t names, by value. */
+  private static final String[] OPCODE_NAMES = {"ADD", "SWAP", "CSWAP", "AND", "OR", "XOR"};
+
+  private MappedAtomics() {}
+
+  /**
+   * {@code mapping[offset] op= value} on a 4- or 8-byte word with a UCP opcode other than CSWAP;
+   * returns the old value (a 4-byte word zero-extended).
+   */
+  static long apply(MemorySegment mapping, long offset, int opcode, int size, long value) {
+    if (size == 8) {
+      return switch (opcode) {
+        case UCP_ATOMIC_OP_ADD -> (long) LONG.getAndAdd(mapping, offset, value);
+        case UCP_ATOMIC_OP_SWAP -> (long) LONG.getAndSet(mapping, offset, value);
+        case UCP_ATOMIC_OP_AND -> (long) LONG.getAndBitwiseAnd(mapping, offset, value);
+        case UCP_ATOMIC_OP_OR -> (long) LONG.getAndBitwiseOr(mapping, offset, value);
+        default -> (long) LONG.getAndBitwiseXor(mapping, offset, value);
+      };
+    }
+    int v = (int) value;
+    int old =
+        switch (opcode) {
+          case UCP_ATOMIC_OP_ADD -> (int) INT.getAndAdd(mapping, offset, v);
+          case UCP_ATOMIC_OP_SWAP -> (int) INT.getAndSet(mapping, offset, v);
+          case UCP_ATOMIC_OP_AND -> (int) INT.getAndBitwiseAnd(mapping, offset, v);
+          case UCP_ATOMIC_OP_OR -> (int) INT.getAndBitwiseOr(mapping, offset, v);
+          default -> (int) INT.getAndBitwiseXor(mapping, offset, v);
+        };
+    return old & 0xFFFF_FFFFL;
+  }
+
+  /** Stores {@code swap} when the word equals {@code compare}; returns the old value. */
+  static long compareSwap(MemorySegment mapping, long offset, int size, long compare, long swap) {
+    if (size == 8) {
+      return (long) LONG.compareAndExchange(mapping, offset, compare, swap);
+    }
+    return (int) INT.compareAndExchange(mapping, offset, (int) compare, (int) swap) & 0xFFFF_FFFFL;
+  }
+
+  /** Writes a fetched word to the caller's result buffer (any alignment). */
+  static void store(long address, int size, long value) {
+    if (size == 8) {
+      UcpNative.ALL.set(JAVA_LONG_UNALIGNED, address, value);
+    } else {
+      UcpNative.ALL.set(JAVA_INT_UNALIGNED, address, (int) value);
+    }
+  }
+
+  /** The lock's read of an element it holds: a plain copy, as UCX's shared-memory get is. */
+  static void get(MemorySegment mapping, long offset, int length, long local) {
+    MemorySegment.copy(mapping, offset, UcpNative.ALL, local, length);
+  }
+
+  /** The lock's write-back of an element it holds; visible to all once the release CAS follows. */
+  static void put(MemorySegment mapping, long offset, int length, long local) {
+    MemorySegment.copy(UcpNative.ALL, local, mapping, offset, length);
+  }
+
+  /**
+   * Runs every op on both sizes once on scratch memory and checks old and new values, as {@link
+   * dev.fiucx.dispatch.NativeSelfTest} does for UCX's own atomics: the mapped path is used only
+   * once seen right here. Returns null when all are right, else what went wrong.
+   */
+  static String selfTest() {
+    final long initial = 0x0123456789ABCDEFL;
+    final long operand = 0x0FF00FF0F00FF00FL;
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment word = arena.allocate(8, 8);
+      for (int size : new int[] {4, 8}) {
+        long mask = size == 8 ? -1L : 0xFFFF_FFFFL;
+        long a = initial & mask;
+        long b = operand & mask;
+        for (int opcode :
+            new int[] {
+              UCP_ATOMIC_OP_ADD,
+              UCP_ATOMIC_OP_SWAP,
+              UCP_ATOMIC_OP_AND,
+              UCP_ATOMIC_OP_OR,
+              UCP_ATOMIC_OP_XOR,
+              UCP_ATOMIC_OP_CSWAP
+            }) {
+          word.set(JAVA_LONG, 0, size == 8 ? a : a | 0xAAAA_AAAA_0000_0000L);
+          long old =
+              opcode == UCP_ATOMIC_OP_CSWAP
+                  ? compareSwap(word, 0, size, a, b)
+                  : apply(word, 0, opcode, size, b);
+          long expected =
+              switch (opcode) {
+                    case UCP_ATOMIC_OP_ADD -> a + b;
+                    case UCP_ATOMIC_OP_AND -> a & b;
+                    case UCP_ATOMIC_OP_OR -> a | b;
+                    case UCP_ATOMIC_OP_XOR -> a ^ b;
+                    default -> b;
+                  }
+                  & mask;
+          long now = word.get(JAVA_LONG, 0);
+          long untouched = size == 8 ? 0 : 0xAAAA_AAAA_0000_0000L;
+          if (old != a || now != (expected | untouched)) {
+            return "CPU atomic "
+                + OPCODE_NAMES[opcode]
+                + " on "
+                + size
+                + " bytes fetched 0x"
+                + Long.toHexString(old)
+                + " and left 0x"
+                + Long.toHexString(now);
+          }
+        }
+      }
+    }
+    return null;
+  }
+}
