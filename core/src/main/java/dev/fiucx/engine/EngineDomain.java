@@ -68,6 +68,24 @@ public final class EngineDomain implements Domain, TransportCompletions {
   private volatile EngineEndpoint[] endpoints = new EngineEndpoint[0];
   private volatile boolean closing;
 
+  /** Under automatic progress: whether someone is inside {@link #progressOnce}. */
+  private volatile boolean progressing;
+
+  /** Under automatic progress: when a reader last progressed ({@link #assistProgress}). */
+  private volatile long lastAssistNanos = Long.MIN_VALUE / 2;
+
+  private static final java.lang.invoke.VarHandle PROGRESSING;
+
+  static {
+    try {
+      PROGRESSING =
+          java.lang.invoke.MethodHandles.lookup()
+              .findVarHandle(EngineDomain.class, "progressing", boolean.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
   /**
    * @param openTransport opens the transport with the completions it must report to; it is asked
    *     for a thread-safe transport when {@code attr} asks for automatic progress
@@ -94,8 +112,12 @@ public final class EngineDomain implements Domain, TransportCompletions {
     transport.onInitiatorFailure(this::reclaimLocksOf);
     if (attr.progress() == DomainAttr.Progress.AUTO) {
       this.progressThread =
-          new ProgressThread(this::progressOnce, "fiucx-progress-" + providerName);
-      this.progress = Progress.NONE;
+          new ProgressThread(
+              this::exclusiveProgress,
+              this::anyInFlight,
+              this::assistedRecently,
+              "fiucx-progress-" + providerName);
+      this.progress = this::assistProgress;
     } else {
       this.progressThread = null;
       this.progress = this::progressOnce;
@@ -113,6 +135,56 @@ public final class EngineDomain implements Domain, TransportCompletions {
       events += ep.drainEmulation();
     }
     return events;
+  }
+
+  /**
+   * Automatic progress, as the progress thread and readers share it: one at a time, the others skip
+   * (the emulation steps expect one thread).
+   */
+  private int exclusiveProgress() {
+    if (progressing || !PROGRESSING.compareAndSet(this, false, true)) {
+      return 0;
+    }
+    try {
+      return progressOnce();
+    } finally {
+      progressing = false;
+    }
+  }
+
+  /**
+   * What a CQ or counter read that found nothing does under automatic progress: progress itself,
+   * and tell the progress thread, which steps aside while readers poll. On a machine with few cores
+   * a reader spinning beside a spinning progress thread (and a spinning peer) costs more than the
+   * read saves; a reader that polls makes progress anyway.
+   */
+  private int assistProgress() {
+    lastAssistNanos = System.nanoTime();
+    return exclusiveProgress();
+  }
+
+  private boolean assistedRecently(long now) {
+    return now - lastAssistNanos < ProgressThread.ASSIST_WINDOW_NANOS;
+  }
+
+  /** Whether any endpoint has an operation in flight (a scan: only before the progress parks). */
+  private boolean anyInFlight() {
+    for (EngineEndpoint ep : endpoints) {
+      if (ep.inFlight() > 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * A post left an operation pending: under automatic progress, the progress thread must not sleep
+   * through its completion.
+   */
+  void wakeProgress() {
+    if (progressThread != null) {
+      progressThread.wake();
+    }
   }
 
   private static long lockLease(DomainAttr attr) {

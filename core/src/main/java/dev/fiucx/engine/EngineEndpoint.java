@@ -510,6 +510,9 @@ final class EngineEndpoint implements Endpoint {
       return pendingElements;
     }
     pending.posted(slot, pendingElements);
+    if (pendingElements > 0) {
+      domain.wakeProgress();
+    }
     return 0;
   }
 

@@ -1,47 +1,108 @@
 package dev.fiucx.engine;
 
 import dev.fiucx.spi.Progress;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 
 /**
  * Automatic progress: one daemon thread that progresses the domain (its transport, then the
- * emulation steps that became ready), spinning while there is work and parking briefly when there
- * is none, so a process that only exposes memory still serves its peers' software atomics.
+ * emulation steps that became ready), so a process that only exposes memory still serves its peers'
+ * software atomics. It never sleeps while an operation of the domain is in flight: a reply over tcp
+ * arrives tens of microseconds after its post, and a thread that parked in between would add its
+ * whole park to every operation. Idle, it keeps spinning for {@link #SPIN_BUDGET_NANOS} after the
+ * last event (a peer's stream of software atomics keeps it awake), then parks with a timeout that
+ * grows to a millisecond (so an idle target costs little CPU and still serves a peer's first
+ * software atomic within a millisecond), and a post that leaves an operation pending wakes it at
+ * once ({@link #wake}). While the application's readers poll and progress by themselves (the domain
+ * tells), it steps aside: on two cores three spinning threads (reader, this, a peer's) cost more
+ * than they save.
  */
 final class ProgressThread implements AutoCloseable {
-  private static final int SPINS_BEFORE_PARK = 2_000;
+  /** How long an idle thread keeps spinning after its last event before it may park. */
+  static final long SPIN_BUDGET_NANOS = 200_000;
+
+  /** A reader that progressed this recently is polling: the thread steps aside this long. */
+  static final long ASSIST_WINDOW_NANOS = 50_000;
+
+  /** Whether a reader progressed within {@link #ASSIST_WINDOW_NANOS} of the given time. */
+  interface Assists {
+    boolean recently(long now);
+  }
+
+  private static final int SPINS_PER_CLOCK_READ = 64;
   private static final long FIRST_PARK_NANOS = 10_000;
   private static final long LONGEST_PARK_NANOS = 1_000_000;
 
   private final Progress progress;
+  private final BooleanSupplier inFlight;
+  private final Assists assists;
   private final Thread thread;
   private volatile boolean running = true;
+  private volatile boolean sleeping;
 
-  ProgressThread(Progress progress, String name) {
+  /**
+   * @param inFlight whether any operation of the domain is in flight (asked only before parking)
+   * @param assists whether readers are progressing by themselves
+   */
+  ProgressThread(Progress progress, BooleanSupplier inFlight, Assists assists, String name) {
     this.progress = progress;
+    this.inFlight = inFlight;
+    this.assists = assists;
     this.thread = Thread.ofPlatform().daemon().name(name).unstarted(this::loop);
     thread.start();
   }
 
   private void loop() {
-    int idle = 0;
+    long lastBusy = System.nanoTime();
     long park = FIRST_PARK_NANOS;
+    int spins = 0;
     while (running) {
-      if (progress.progress() > 0) {
-        idle = 0;
-        park = FIRST_PARK_NANOS;
-      } else if (++idle > SPINS_BEFORE_PARK) {
-        LockSupport.parkNanos(park);
-        park = Math.min(LONGEST_PARK_NANOS, park * 2);
-      } else {
-        Thread.onSpinWait();
+      if (assists.recently(System.nanoTime())) {
+        LockSupport.parkNanos(ASSIST_WINDOW_NANOS);
+        continue;
       }
+      if (progress.progress() > 0) {
+        spins = 0;
+        lastBusy = System.nanoTime();
+        park = FIRST_PARK_NANOS;
+        continue;
+      }
+      if (++spins < SPINS_PER_CLOCK_READ) {
+        Thread.onSpinWait();
+        continue;
+      }
+      spins = 0;
+      long now = System.nanoTime();
+      if (now - lastBusy < SPIN_BUDGET_NANOS) {
+        continue;
+      }
+      sleeping = true;
+      // a post that made an operation pending before this line is seen here; one after it sees
+      // sleeping (both sides go through a full fence) and unparks
+      if (inFlight.getAsBoolean()) {
+        sleeping = false;
+        lastBusy = now;
+        continue;
+      }
+      LockSupport.parkNanos(park);
+      sleeping = false;
+      park = Math.min(LONGEST_PARK_NANOS, park * 2); // an event or a pending post resets it
+    }
+  }
+
+  /** Wakes the thread if it sleeps: a post has just left an operation pending. */
+  void wake() {
+    VarHandle.fullFence();
+    if (sleeping) {
+      LockSupport.unpark(thread);
     }
   }
 
   @Override
   public void close() {
     running = false;
+    LockSupport.unpark(thread);
     try {
       thread.join(5_000);
     } catch (InterruptedException e) {
