@@ -2,47 +2,65 @@ package dev.fiucx.completion;
 
 import dev.fiucx.CqErrEntry;
 import dev.fiucx.FiErrno;
-import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * An endpoint's operations in flight, one slot each, until every element has completed; then the
- * slot writes the operation's completion (or error entry) and moves its counter. A slot counts its
- * pending elements plus one guard that the posting thread holds until it has posted them all, so an
- * operation cannot finish while it is still being posted. One thread posts; completions may arrive
- * on another (a progress thread). Nothing here allocates on success.
+ * slot writes the operation's completion (or error entry) and moves its counter. A slot of several
+ * elements counts its pending elements plus one guard that the posting thread holds until it has
+ * posted them all, so an operation cannot finish while it is still being posted. A slot of one
+ * element needs no guard: its one post either finishes at once ({@link #posted} with 0 pending,
+ * which finishes it there), or leaves it to exactly one {@link #completed}.
+ *
+ * <p>One thread posts. In a concurrent instance (automatic progress) completions may arrive on
+ * another thread, so the per-slot counters move by atomic read-modify-writes; a single-threaded one
+ * (manual progress: completions arrive inside the poster's own progress) uses plain loads and
+ * stores. Nothing here allocates on success.
  */
 public final class PendingOperations {
   private static final int FREE = 0;
   private static final int BUSY = 1;
   private static final int GUARD = 1 << 30;
+  private static final VarHandle INTS = MethodHandles.arrayElementVarHandle(int[].class);
 
   private final Object[] contexts;
   private final CompletionRing[] queues;
   private final boolean[] reserved;
   private final CompletionCounter[] counters;
   private final long[] cqFlags;
-  private final AtomicIntegerArray remaining;
-  private final AtomicIntegerArray status;
-  private final AtomicIntegerArray state;
+  private final int[] remaining;
+  private final int[] status;
+  private final int[] state;
   private final int mask;
+  private final boolean concurrent;
   private int cursor;
 
-  /** Room for {@code capacity} operations in flight (rounded up to a power of two). */
+  /** Room for {@code capacity} operations in flight (rounded up to a power of two), concurrent. */
   public PendingOperations(int capacity) {
+    this(capacity, true);
+  }
+
+  /**
+   * @param concurrent false when completions only ever arrive on the posting thread
+   */
+  public PendingOperations(int capacity, boolean concurrent) {
     int n = Integer.highestOneBit(Math.max(2, capacity) - 1) << 1;
     contexts = new Object[n];
     queues = new CompletionRing[n];
     reserved = new boolean[n];
     counters = new CompletionCounter[n];
     cqFlags = new long[n];
-    remaining = new AtomicIntegerArray(n);
-    status = new AtomicIntegerArray(n);
-    state = new AtomicIntegerArray(n);
+    remaining = new int[n];
+    status = new int[n];
+    state = new int[n];
     mask = n - 1;
+    this.concurrent = concurrent;
   }
 
   /**
-   * Opens a slot for one operation, holding its guard.
+   * Opens a slot for one operation of {@code elements} elements, holding its guard when there are
+   * several.
    *
    * @param queue where the completion or error goes, or null when no CQ is bound
    * @param reservedCompletion whether room was reserved in {@code queue} for a success entry
@@ -54,21 +72,22 @@ public final class PendingOperations {
       CompletionRing queue,
       boolean reservedCompletion,
       CompletionCounter counter,
-      long flags) {
+      long flags,
+      long elements) {
     for (int probe = 0; probe <= mask; probe++) {
       int s = (cursor + probe) & mask;
-      if (state.get(s) == FREE) {
+      if ((int) INTS.getAcquire(state, s) == FREE) {
         cursor = s + 1;
         contexts[s] = context;
         queues[s] = queue;
         reserved[s] = reservedCompletion;
         counters[s] = counter;
         cqFlags[s] = flags;
-        // release stores: other threads touch the slot only after a completion that UCX hands
-        // them, which follows the post that follows these stores
-        status.setRelease(s, 0);
-        remaining.setRelease(s, GUARD);
-        state.setRelease(s, BUSY);
+        // release stores: other threads touch the slot only after a completion that the transport
+        // hands them, which follows the post that follows these stores
+        INTS.setRelease(status, s, 0);
+        INTS.setRelease(remaining, s, elements == 1 ? 1 : GUARD);
+        INTS.setRelease(state, s, BUSY);
         return s;
       }
     }
@@ -77,7 +96,12 @@ public final class PendingOperations {
 
   /** Records a failure of {@code slot}; the first one is what the error entry reports. */
   public void fail(int slot, int errno) {
-    status.compareAndSet(slot, 0, errno < 0 ? errno : -errno);
+    int e = errno < 0 ? errno : -errno;
+    if (concurrent) {
+      INTS.compareAndSet(status, slot, 0, e);
+    } else if (status[slot] == 0) {
+      status[slot] = e;
+    }
   }
 
   /** A pending element completed with {@code status} (0 or a negative {@code fi_errno}). */
@@ -85,19 +109,33 @@ public final class PendingOperations {
     if (elementStatus != 0) {
       fail(slot, elementStatus);
     }
-    if (remaining.decrementAndGet(slot) == 0) {
+    if (add(slot, -1) == 0) {
       finish(slot);
     }
   }
 
   /**
-   * The posting thread is done posting {@code slot}, of whose elements {@code pendingElements} will
-   * be reported by {@link #completed}: releases the guard.
+   * The posting thread is done posting {@code slot} of {@code elements} elements, of which {@code
+   * pendingElements} will be reported by {@link #completed}: releases the guard, or for one element
+   * that finished at once, finishes it here.
    */
-  public void posted(int slot, int pendingElements) {
-    if (remaining.addAndGet(slot, pendingElements - GUARD) == 0) {
+  public void posted(int slot, long elements, int pendingElements) {
+    if (elements == 1) {
+      if (pendingElements == 0) {
+        finish(slot); // nobody else will ever name this slot
+      }
+      return;
+    }
+    if (add(slot, pendingElements - GUARD) == 0) {
       finish(slot);
     }
+  }
+
+  private int add(int slot, int delta) {
+    if (concurrent) {
+      return (int) INTS.getAndAdd(remaining, slot, delta) + delta;
+    }
+    return remaining[slot] += delta;
   }
 
   /** Frees a slot whose operation posted nothing; gives back its completion reservation. */
@@ -112,13 +150,13 @@ public final class PendingOperations {
   public int inFlight() {
     int n = 0;
     for (int s = 0; s <= mask; s++) {
-      n += state.get(s);
+      n += (int) INTS.getVolatile(state, s);
     }
     return n;
   }
 
   private void finish(int slot) {
-    int st = status.get(slot);
+    int st = concurrent ? (int) INTS.getVolatile(status, slot) : status[slot];
     CompletionRing q = queues[slot];
     CompletionCounter counter = counters[slot];
     if (st == 0) {
@@ -152,6 +190,6 @@ public final class PendingOperations {
     contexts[slot] = null;
     queues[slot] = null;
     counters[slot] = null;
-    state.setRelease(slot, FREE);
+    INTS.setRelease(state, slot, FREE);
   }
 }

@@ -2,6 +2,7 @@ package dev.fiucx.dispatch;
 
 import dev.fiucx.AtomicFamily;
 import dev.fiucx.FiErrno;
+import dev.fiucx.FiOp;
 import dev.fiucx.Mechanism;
 import dev.fiucx.completion.PendingOperations;
 import dev.fiucx.emulation.CasLoop;
@@ -11,6 +12,7 @@ import dev.fiucx.semantics.ElementSemantics;
 import dev.fiucx.spi.RemoteAtomicOp;
 import dev.fiucx.spi.RemoteRegion;
 import dev.fiucx.spi.TransportPeer;
+import java.lang.foreign.MemorySegment;
 
 /**
  * Carries out a validated call element by element, by the mechanism its cell names. A NATIVE
@@ -138,6 +140,33 @@ public final class Dispatcher {
         fetches ? results.address() : op == RemoteAtomicOp.SWAP ? discardAddress : 0;
     return peer.postAtomic(
         targets.region, targets.elementOffset, op, size, value, resultAddress, token);
+  }
+
+  /**
+   * Posts the one element of a count-1 call on a NATIVE cell whose buffers and range were checked:
+   * {@link TransportPeer#DONE}, {@link TransportPeer#PENDING} or a negative {@code fi_errno}.
+   */
+  public int postOne(
+      AtomicCell cell,
+      TransportPeer peer,
+      RemoteRegion region,
+      long offset,
+      MemorySegment operand,
+      MemorySegment compare,
+      MemorySegment result,
+      long token) {
+    int size = cell.size();
+    long value = cell.op() == FiOp.ATOMIC_READ ? 0 : ElementSemantics.load(operand, 0, size);
+    if (cell.family() == AtomicFamily.COMPARE) {
+      long expected = ElementSemantics.load(compare, 0, size);
+      return peer.postCompareSwap(region, offset, size, expected, value, result.address(), token);
+    }
+    RemoteAtomicOp op = cell.nativeOp();
+    long resultAddress =
+        result != null && cell.family() == AtomicFamily.FETCH
+            ? result.address()
+            : op == RemoteAtomicOp.SWAP ? discardAddress : 0;
+    return peer.postAtomic(region, offset, op, size, value, resultAddress, token);
   }
 
   /**

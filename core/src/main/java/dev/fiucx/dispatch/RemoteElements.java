@@ -21,6 +21,13 @@ public final class RemoteElements {
   private final RemoteRegion[] regions = new RemoteRegion[MAX];
   private int iovs;
   private int iov;
+
+  // the last key resolved, at which peer: most calls name the same region as the one before
+  private TransportPeer lastPeer;
+  private long lastKey;
+  private RemoteRegion lastRegion;
+  private int lastError;
+
   private long left;
   private long offset;
   private int size;
@@ -70,13 +77,42 @@ public final class RemoteElements {
   }
 
   /**
+   * The region behind {@code key} at {@code peer}, from the last one resolved when it is the same,
+   * else resolved (asking the peer on first use); null with {@link #lastError} set when the peer
+   * does not know the key or does not answer. Not checked for revocation: the range check is.
+   */
+  public RemoteRegion region(TransportPeer peer, long key) {
+    if (peer == lastPeer && key == lastKey) {
+      return lastRegion;
+    }
+    RemoteRegion r = peer.cached(key);
+    if (r == null) {
+      int rc = peer.resolve(key);
+      r = rc < 0 ? null : peer.cached(key);
+      if (r == null) {
+        lastError = rc < 0 ? rc : -FiErrno.EKEYREJECTED;
+        return null;
+      }
+    }
+    lastPeer = peer;
+    lastKey = key;
+    lastRegion = r;
+    return r;
+  }
+
+  /** Why {@link #region} returned null. */
+  public int lastError() {
+    return lastError;
+  }
+
+  /**
    * Resolves every key at {@code peer} (asking it on first use) and checks each range with {@link
    * RemoteChecks}. Addresses are offsets into the region, or virtual addresses at the peer when
    * {@code virtualAddressing}. Returns 0 or the first negative {@code fi_errno}.
    */
   public int resolve(TransportPeer peer, AtomicCell cell, boolean virtualAddressing, long access) {
     for (int i = 0; i < iovs; i++) {
-      RemoteRegion r = peer.cached(keys[i]);
+      RemoteRegion r = peer == lastPeer && keys[i] == lastKey ? lastRegion : peer.cached(keys[i]);
       if (r == null) {
         int rc = peer.resolve(keys[i]);
         if (rc < 0) {
@@ -96,6 +132,11 @@ public final class RemoteElements {
       }
       regions[i] = r;
       offsets[i] = off;
+      // a region stays the peer's answer for its key until revoked, and a revoked one is refused
+      // above; a peer that left the address vector is never looked up again
+      lastPeer = peer;
+      lastKey = keys[i];
+      lastRegion = r;
     }
     return 0;
   }

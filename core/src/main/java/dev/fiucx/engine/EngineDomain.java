@@ -296,6 +296,15 @@ public final class EngineDomain implements Domain, TransportCompletions {
     return progress.progress();
   }
 
+  /**
+   * Whether completions may be written by a thread other than the poster: under automatic progress.
+   * Under manual progress one thread at a time uses the domain's endpoints, queues and counters
+   * (its UCX worker is single-threaded), so their bookkeeping needs no atomic read-modify-writes.
+   */
+  boolean concurrent() {
+    return progressThread != null;
+  }
+
   DomainAttr attr() {
     return attr;
   }
@@ -329,7 +338,7 @@ public final class EngineDomain implements Domain, TransportCompletions {
 
   @Override
   public CompletionQueue openCompletionQueue(int size) {
-    return new CompletionRing(size, progress);
+    return new CompletionRing(size, progress, concurrent());
   }
 
   @Override

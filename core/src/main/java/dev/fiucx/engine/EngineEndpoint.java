@@ -46,7 +46,7 @@ final class EngineEndpoint implements Endpoint {
   private final AtomicTable table;
   private final boolean virtualAddressing;
   private final Progress progress;
-  private final PendingOperations pending = new PendingOperations(IN_FLIGHT);
+  private final PendingOperations pending;
   private final Arena arena = Arena.ofShared();
   private final CasLoop casLoop;
   private final RemoteLock remoteLock;
@@ -66,6 +66,7 @@ final class EngineEndpoint implements Endpoint {
     this.table = domain.table();
     this.virtualAddressing = domain.attr().virtualAddressing();
     this.progress = progress;
+    this.pending = new PendingOperations(IN_FLIGHT, domain.concurrent());
     // the CAS loop's steps carry tokens with bit 31 of the low word set; slots stay below it
     this.casLoop =
         new CasLoop(
@@ -163,6 +164,10 @@ final class EngineEndpoint implements Endpoint {
       FiDatatype datatype,
       FiOp op,
       Object context) {
+    if (count == 1 && isNative(AtomicFamily.BASE, op, datatype)) {
+      return postOne(
+          AtomicFamily.BASE, op, datatype, buf, null, null, destAddr, addr, key, context, 0);
+    }
     dispatcher.operands.set(buf, count);
     dispatcher.targets.set(addr, count, key);
     return submit(AtomicFamily.BASE, op, datatype, destAddr, context, defaultFlags());
@@ -204,6 +209,20 @@ final class EngineEndpoint implements Endpoint {
       long key,
       FiDatatype datatype,
       FiOp op) {
+    if (count == 1 && isNative(AtomicFamily.BASE, op, datatype)) {
+      return postOne(
+          AtomicFamily.BASE,
+          op,
+          datatype,
+          buf,
+          null,
+          null,
+          destAddr,
+          addr,
+          key,
+          null,
+          FiFlags.INJECT);
+    }
     dispatcher.operands.set(buf, count);
     dispatcher.targets.set(addr, count, key);
     return submit(AtomicFamily.BASE, op, datatype, destAddr, null, FiFlags.INJECT);
@@ -224,6 +243,10 @@ final class EngineEndpoint implements Endpoint {
       FiDatatype datatype,
       FiOp op,
       Object context) {
+    if (count == 1 && isNative(AtomicFamily.FETCH, op, datatype)) {
+      return postOne(
+          AtomicFamily.FETCH, op, datatype, buf, null, result, destAddr, addr, key, context, 0);
+    }
     dispatcher.operands.set(buf, count);
     dispatcher.results.set(result, count);
     dispatcher.targets.set(addr, count, key);
@@ -282,6 +305,20 @@ final class EngineEndpoint implements Endpoint {
       FiDatatype datatype,
       FiOp op,
       Object context) {
+    if (count == 1 && isNative(AtomicFamily.COMPARE, op, datatype)) {
+      return postOne(
+          AtomicFamily.COMPARE,
+          op,
+          datatype,
+          buf,
+          compare,
+          result,
+          destAddr,
+          addr,
+          key,
+          context,
+          0);
+    }
     dispatcher.operands.set(buf, count);
     dispatcher.compares.set(compare, count);
     dispatcher.results.set(result, count);
@@ -376,6 +413,107 @@ final class EngineEndpoint implements Endpoint {
       rc = dispatcher.results.set(resultv, resultCount);
     }
     return rc;
+  }
+
+  /** Whether a cell exists and is carried out by one native atomic: what {@link #postOne} takes. */
+  private boolean isNative(AtomicFamily family, FiOp op, FiDatatype datatype) {
+    return op != null
+        && datatype != null
+        && table.cell(family, op, datatype).mechanism() == dev.fiucx.Mechanism.NATIVE;
+  }
+
+  /**
+   * The count-1 path of the plain calls and inject on a NATIVE cell: the same checks in the same
+   * order as {@link #submit}, on the single buffers directly, with the last region resolved (no
+   * element walks), then one post. Native cells only: the emulations take the general path.
+   *
+   * @param flags 0 for the plain calls (their default completion flags), or FI_INJECT
+   */
+  private int postOne(
+      AtomicFamily family,
+      FiOp op,
+      FiDatatype datatype,
+      MemorySegment buf,
+      MemorySegment compare,
+      MemorySegment result,
+      long destAddr,
+      long addr,
+      long key,
+      Object context,
+      long flags) {
+    if (closed || !enabled) {
+      return -FiErrno.EOPBADSTATE;
+    }
+    AtomicCell cell = table.cell(family, op, datatype);
+    int size = cell.size();
+    boolean readsOperand = op != FiOp.ATOMIC_READ;
+    if (readsOperand && (buf == null || buf.byteSize() < size)) {
+      return -FiErrno.EINVAL;
+    }
+    if (family != AtomicFamily.BASE
+        && (result == null || result.byteSize() < size || !result.isNative())) {
+      return -FiErrno.EINVAL;
+    }
+    if (family == AtomicFamily.COMPARE && (compare == null || compare.byteSize() < size)) {
+      return -FiErrno.EINVAL;
+    }
+    TransportPeer peer = av.peer(destAddr);
+    if (peer == null) {
+      return -FiErrno.EADDRNOTAVAIL;
+    }
+    if (peer.failed()) {
+      return -FiErrno.ECONNRESET;
+    }
+    RemoteRegion region = dispatcher.targets.region(peer, key);
+    if (region == null) {
+      return dispatcher.targets.lastError();
+    }
+    long offset = virtualAddressing ? addr - region.base() : addr;
+    int rc =
+        RemoteChecks.range(
+            region,
+            offset,
+            size,
+            cell.alignment(),
+            RemoteChecks.accessFor(family != AtomicFamily.BASE, !readsOperand));
+    if (rc < 0) {
+      return rc;
+    }
+    // the plain calls' default flags ask for a completion unless the CQ was bound selective
+    boolean wantCompletion = flags == 0 && !selective;
+    if (wantCompletion && cq == null) {
+      return -FiErrno.ENOCQ;
+    }
+    if (wantCompletion && !cq.reserve()) {
+      return -FiErrno.EAGAIN;
+    }
+    boolean reads = family != AtomicFamily.BASE;
+    int slot =
+        pending.open(
+            context,
+            cq,
+            wantCompletion,
+            reads ? readCounter : writeCounter,
+            FiFlags.ATOMIC | (reads ? FiFlags.READ : FiFlags.WRITE),
+            1);
+    if (slot < 0) {
+      if (wantCompletion) {
+        cq.release();
+      }
+      return slot;
+    }
+    rc =
+        dispatcher.postOne(
+            cell, peer, region, offset, buf, compare, result, ((long) index << 32) | slot);
+    if (rc < 0) {
+      pending.cancel(slot);
+      return rc;
+    }
+    pending.posted(slot, 1, rc);
+    if (rc == TransportPeer.PENDING) {
+      domain.wakeProgress();
+    }
+    return 0;
   }
 
   /** The one path every call takes: validate, take a slot, dispatch. */
@@ -496,7 +634,8 @@ final class EngineEndpoint implements Endpoint {
     boolean reads = cell.family() != AtomicFamily.BASE;
     long cqFlags = FiFlags.ATOMIC | (reads ? FiFlags.READ : FiFlags.WRITE);
     int slot =
-        pending.open(context, cq, wantCompletion, reads ? readCounter : writeCounter, cqFlags);
+        pending.open(
+            context, cq, wantCompletion, reads ? readCounter : writeCounter, cqFlags, elements);
     if (slot < 0) {
       if (wantCompletion) {
         cq.release();
@@ -509,7 +648,7 @@ final class EngineEndpoint implements Endpoint {
       pending.cancel(slot);
       return pendingElements;
     }
-    pending.posted(slot, pendingElements);
+    pending.posted(slot, elements, pendingElements);
     if (pendingElements > 0) {
       domain.wakeProgress();
     }

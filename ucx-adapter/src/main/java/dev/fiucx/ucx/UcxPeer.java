@@ -109,6 +109,9 @@ final class UcxPeer implements TransportPeer {
     UcxRemoteRegion r = (UcxRemoteRegion) remote;
     MemorySegment m = r.mapping();
     if (m != null) {
+      if (resultAddress == 0 && op == RemoteAtomicOp.SWAP) {
+        return -FiErrno.EINVAL; // as through UCX: a swap always fetches
+      }
       long old = MappedAtomics.apply(m, offset, OPCODES[op.ordinal()], size, value);
       if (resultAddress != 0) {
         MappedAtomics.store(resultAddress, size, old);
@@ -142,6 +145,9 @@ final class UcxPeer implements TransportPeer {
     UcxRemoteRegion r = (UcxRemoteRegion) remote;
     MemorySegment m = r.mapping();
     if (m != null) {
+      if (resultAddress == 0) {
+        return -FiErrno.EINVAL; // as through UCX: a compare-and-swap always fetches
+      }
       MappedAtomics.store(
           resultAddress, size, MappedAtomics.compareSwap(m, offset, size, compare, swap));
       return DONE;

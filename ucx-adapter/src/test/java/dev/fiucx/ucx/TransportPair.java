@@ -27,8 +27,16 @@ final class TransportPair implements AutoCloseable {
     bToA = (UcxPeer) b.connect(a.address());
   }
 
+  /**
+   * A pair on {@code transports}; {@code "shm-ucp"} is shared memory with the direct path off, so
+   * every atomic goes through UCX even where the peer's region could be mapped.
+   */
   static TransportPair of(String transports) {
-    return new TransportPair(UcxOptions.defaults().withTransports(transports));
+    boolean ucpOnly = transports.endsWith("-ucp");
+    return new TransportPair(
+        UcxOptions.defaults()
+            .withTransports(ucpOnly ? transports.substring(0, transports.length() - 4) : transports)
+            .withDirectPath(!ucpOnly));
   }
 
   long token() {

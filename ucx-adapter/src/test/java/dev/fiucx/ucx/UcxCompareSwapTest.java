@@ -14,8 +14,16 @@ import org.junit.jupiter.params.provider.CsvSource;
 class UcxCompareSwapTest {
   @ParameterizedTest(name = "{0} {1} {2}-byte")
   @CsvSource({
-    "shm, ALLOCATED, 4", "shm, ALLOCATED, 8", "shm, REGISTERED, 4", "shm, REGISTERED, 8",
-    "tcp, ALLOCATED, 4", "tcp, ALLOCATED, 8", "tcp, REGISTERED, 4", "tcp, REGISTERED, 8"
+    "shm, ALLOCATED, 4",
+    "shm, ALLOCATED, 8",
+    "shm, REGISTERED, 4",
+    "shm, REGISTERED, 8",
+    "shm-ucp, ALLOCATED, 4",
+    "shm-ucp, ALLOCATED, 8",
+    "tcp, ALLOCATED, 4",
+    "tcp, ALLOCATED, 8",
+    "tcp, REGISTERED, 4",
+    "tcp, REGISTERED, 8"
   })
   void swapsOnlyWhenEqualAndAlwaysReturnsOld(String transports, Memory m, int size) {
     long old = size == 8 ? 0x8000_0000_0000_0001L : 0x8000_0001L;
@@ -56,7 +64,7 @@ class UcxCompareSwapTest {
   }
 
   @ParameterizedTest
-  @CsvSource({"shm", "tcp"})
+  @CsvSource({"shm", "shm-ucp", "tcp"})
   /**
    * ucp_worker_fence returns success between two operations, which then complete in order. (Both
    * use the same lane, which UCX orders anyway: this checks the call, not the ordering it adds.)
@@ -86,7 +94,13 @@ class UcxCompareSwapTest {
   }
 
   @ParameterizedTest
-  @CsvSource({"shm, ALLOCATED", "shm, REGISTERED", "tcp, ALLOCATED", "tcp, REGISTERED"})
+  @CsvSource({
+    "shm, ALLOCATED",
+    "shm, REGISTERED",
+    "shm-ucp, ALLOCATED",
+    "tcp, ALLOCATED",
+    "tcp, REGISTERED"
+  })
   void aFlushCompletesAfterTheOperationsBeforeIt(String transports, Memory m) {
     try (TransportPair pair = TransportPair.of(transports);
         Arena arena = Arena.ofConfined()) {
@@ -114,7 +128,7 @@ class UcxCompareSwapTest {
   }
 
   @ParameterizedTest
-  @CsvSource({"shm", "tcp"})
+  @CsvSource({"shm", "shm-ucp", "tcp"})
   void compareSwapAndSwapWithoutResultBufferAreRefusedBeforeUcx(String transports) {
     try (TransportPair pair = TransportPair.of(transports)) {
       ExposedRegion region = pair.b.allocate(8, Memory.RW);

@@ -24,7 +24,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 /** Keys: resolution, the cache, unknown keys, and revocation on close. */
 class UcxKeysAndRevokeTest {
   @ParameterizedTest
-  @ValueSource(strings = {"shm", "tcp"})
+  @ValueSource(strings = {"shm", "shm-ucp", "tcp"})
   void resolveCachesWhatTheTargetExposed(String transports) {
     try (TransportPair pair = TransportPair.of(transports);
         Arena arena = Arena.ofConfined()) {
@@ -50,7 +50,7 @@ class UcxKeysAndRevokeTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"shm", "tcp"})
+  @ValueSource(strings = {"shm", "shm-ucp", "tcp"})
   void blockingResolveWaitsForThePeer(String transports) {
     try (TransportPair pair = TransportPair.of(transports)) {
       ExposedRegion region = pair.b.allocate(16, Memory.RW);
@@ -65,7 +65,7 @@ class UcxKeysAndRevokeTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"shm", "tcp"})
+  @ValueSource(strings = {"shm", "shm-ucp", "tcp"})
   void unknownKeyIsRejected(String transports) {
     try (TransportPair pair = TransportPair.of(transports)) {
       ExposedRegion region = pair.b.allocate(8, Memory.RW);
@@ -81,7 +81,7 @@ class UcxKeysAndRevokeTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"shm", "tcp"})
+  @ValueSource(strings = {"shm", "shm-ucp", "tcp"})
   void closingARegionRevokesItAtEveryPeerThatResolvedIt(String transports) {
     try (TransportPair pair = TransportPair.of(transports);
         Arena arena = Arena.ofConfined()) {
@@ -119,7 +119,7 @@ class UcxKeysAndRevokeTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"shm", "tcp"})
+  @ValueSource(strings = {"shm", "shm-ucp", "tcp"})
   void blockingCloseOfARegionWaitsForTheAcknowledgement(String transports) {
     try (TransportPair pair = TransportPair.of(transports)) {
       // here A exposes and B resolves, so that A's blocking close runs on the test thread
@@ -142,7 +142,7 @@ class UcxKeysAndRevokeTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"shm", "tcp"})
+  @ValueSource(strings = {"shm", "shm-ucp", "tcp"})
   void aPeerThatClosesIsNotWaitedFor(String transports) {
     try (TransportPair pair = TransportPair.of(transports)) {
       ExposedRegion region = pair.b.allocate(8, Memory.RW);
@@ -164,7 +164,7 @@ class UcxKeysAndRevokeTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"shm", "tcp"})
+  @ValueSource(strings = {"shm", "shm-ucp", "tcp"})
   void aClosedPeerRefusesPostsAndResolves(String transports) {
     try (TransportPair pair = TransportPair.of(transports)) {
       ExposedRegion region = pair.b.allocate(8, Memory.RW);
@@ -189,7 +189,7 @@ class UcxKeysAndRevokeTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"shm", "tcp"})
+  @ValueSource(strings = {"shm", "shm-ucp", "tcp"})
   void keysAreNonZeroAndUnique(String transports) {
     try (TransportPair pair = TransportPair.of(transports)) {
       Set<Long> keys = new HashSet<>();
