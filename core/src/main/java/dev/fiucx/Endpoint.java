@@ -163,4 +163,13 @@ public interface Endpoint extends AutoCloseable {
 
   @Override
   void close();
+
+  /**
+   * How this endpoint's atomics reach the region behind {@code key} at the peer {@code destAddr},
+   * in the provider's words; for ucx {@code mapped} (the peer's region is mapped into this process
+   * and native ops are CPU atomics on it) or {@code ucp} (every op goes through UCX). A set-up
+   * call: resolves the key on first use and throws {@link FiException} when the peer or key is
+   * unknown.
+   */
+  String atomicPath(long destAddr, long key);
 }

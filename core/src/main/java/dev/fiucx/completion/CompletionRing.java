@@ -217,10 +217,15 @@ public final class CompletionRing implements CompletionQueue {
 
   @Override
   public int sread(CqEntry[] entries, int max, long timeoutMillis) {
+    // read first: a completion already there costs no clock read
+    int n = read(entries, max);
+    if (n != -FiErrno.EAGAIN || closed) {
+      return n;
+    }
     long deadline =
         timeoutMillis < 0 ? Long.MAX_VALUE : System.nanoTime() + timeoutMillis * 1_000_000;
     while (true) {
-      int n = read(entries, max);
+      n = read(entries, max);
       if (n != -FiErrno.EAGAIN || closed) {
         return n;
       }

@@ -392,6 +392,20 @@ final class EngineEndpoint implements Endpoint {
     return table.valid(AtomicFamily.COMPARE, op, datatype);
   }
 
+  @Override
+  public String atomicPath(long destAddr, long key) {
+    TransportPeer peer = av == null ? null : av.peer(destAddr);
+    if (peer == null) {
+      throw new FiException(FiErrno.EADDRNOTAVAIL, "no peer at fi_addr " + destAddr);
+    }
+    RemoteRegion region = dispatcher.targets.region(peer, key);
+    if (region == null) {
+      int rc = dispatcher.targets.lastError();
+      throw new FiException(-rc, "key 0x" + Long.toHexString(key));
+    }
+    return region.path();
+  }
+
   private int setMessage(AtomicMsg msg) {
     if (msg == null) {
       return -FiErrno.EINVAL;

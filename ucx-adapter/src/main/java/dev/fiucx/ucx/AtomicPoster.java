@@ -86,13 +86,20 @@ final class AtomicPoster {
    *     then each thread gets its own scratch and calls go through the ordinary (non-critical)
    *     downcall
    * @param requestSize the context's UCP request size, for {@link AtomicRequests}
+   * @param purgedOnFailure whether endpoints have peer-failure handling, so UCX may purge their
+   *     requests: only then do fetching atomics need {@link AtomicRequests} (and pay its two
+   *     compare-and-swaps per post)
    */
   @SuppressWarnings("restricted")
-  AtomicPoster(TransportCompletions completions, boolean threadSafe, long requestSize) {
+  AtomicPoster(
+      TransportCompletions completions,
+      boolean threadSafe,
+      long requestSize,
+      boolean purgedOnFailure) {
     this.completions = completions;
     this.critical = !threadSafe;
     this.arena = Arena.ofShared();
-    this.requests = new AtomicRequests(arena, requestSize);
+    this.requests = purgedOnFailure ? new AtomicRequests(arena, requestSize) : null;
     MemorySegment stub =
         Linker.nativeLinker().upcallStub(ON_COMPLETE.bindTo(this), SEND_CALLBACK, arena);
     this.callback = stub.address();
@@ -148,7 +155,7 @@ final class AtomicPoster {
       }
     }
     MemorySegment s = scratch();
-    long request = reply == 0 ? 0 : requests.take();
+    long request = reply == 0 || requests == null ? 0 : requests.take();
     int mask = reply == 0 ? POST_MASK : FETCH_MASK;
     if (request != 0) {
       mask |= UCP_OP_ATTR_FIELD_REQUEST;
@@ -263,7 +270,7 @@ final class AtomicPoster {
   @SuppressWarnings("unused") // called through ON_COMPLETE
   private void onComplete(long request, byte status, long token) {
     try {
-      if (requests.owns(request)) {
+      if (requests != null && requests.owns(request)) {
         requests.give(request);
       } else {
         UcpNative.requestFree(request);

@@ -112,7 +112,10 @@ public final class UcxTransport implements Transport {
       w = ctx.newWorker(workerParams);
       p =
           new AtomicPoster(
-              completions, options.threadSafe(), UcpNative.contextRequestSize(ctx.getNativeId()));
+              completions,
+              options.threadSafe(),
+              UcpNative.contextRequestSize(ctx.getNativeId()),
+              detectPeerFailure);
       ByteBuffer a = w.getAddress();
       this.address = new byte[a.remaining()];
       a.get(address);
