@@ -1,6 +1,5 @@
 package dev.fiucx.conformance.remote;
 
-import dev.fiucx.DomainAttr;
 import dev.fiucx.FiDatatype;
 import dev.fiucx.FiException;
 import dev.fiucx.FiOp;
@@ -85,7 +84,7 @@ public final class FetchAddProcess {
       FiOp op,
       byte[] operand) {
     long[] fetched = new long[n];
-    try (Initiator ini = new Initiator(provider, transport, DomainAttr.Progress.MANUAL);
+    try (Initiator ini = new Initiator(provider, Initiator.manual(transport));
         Arena arena = Arena.ofConfined()) {
       long peer = ini.av.insert(address);
       int size = datatype.size();

@@ -35,6 +35,19 @@ public final class Initiator implements AutoCloseable {
     this(provider, new DomainAttr(transport, progress, false, Map.of()));
   }
 
+  /**
+   * Manual progress on {@code transport}; a transport name ending in {@code -ucp} ({@code shm-ucp})
+   * also turns the ucx provider's direct path off, so every atomic goes through UCX.
+   */
+  public static DomainAttr manual(String transport) {
+    boolean ucp = transport != null && transport.endsWith("-ucp");
+    return new DomainAttr(
+        ucp ? transport.substring(0, transport.length() - 4) : transport,
+        DomainAttr.Progress.MANUAL,
+        false,
+        ucp ? Map.of("direct_path", "off") : Map.of());
+  }
+
   public Initiator(String provider, DomainAttr attr) {
     domain = Fabric.openDomain(provider, attr);
     cq = domain.openCompletionQueue(256);

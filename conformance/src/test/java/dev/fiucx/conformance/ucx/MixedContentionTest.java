@@ -52,12 +52,26 @@ class MixedContentionTest {
    * half), then does a MAX and a MIN that must change nothing but still read a consistent value.
    * Final: {@code k << 32 | N}; the child fetched exactly 0..N-1 in its low half; this process
    * fetched exactly k-1 in the high half at its k-th MSWAP.
+   *
+   * <p>The paths mix too: over shm both initiators map the target's region (CPU atomics on the
+   * mapping); with a target on shared memory and tcp, one initiator maps it while the other's
+   * atomics travel over tcp and the target executes them, and with the direct path off every op
+   * goes through UCX.
    */
-  @ParameterizedTest(name = "{0}: {1} native fetch SUMs against CAS MSWAP, MAX, MIN")
-  @CsvSource({"shm, 1000000", "tcp, 20000"})
-  void nativeSumAgainstCasOpsOnOneInt64(String transport, int n) throws Exception {
-    try (RemoteTarget target = new RemoteTarget("ucx", transport, 64, false, false, List.of());
-        Initiator me = new Initiator("ucx", transport, DomainAttr.Progress.MANUAL);
+  @ParameterizedTest(
+      name = "target {0}, child {1}, this {2}: {3} native fetch SUMs against CAS MSWAP, MAX, MIN")
+  @CsvSource({
+    "shm, shm, shm, 1000000",
+    "shm, shm-ucp, shm-ucp, 1000000",
+    "tcp, tcp, tcp, 20000",
+    "'sm,self,tcp', shm, tcp, 20000",
+    "'sm,self,tcp', tcp, shm, 20000"
+  })
+  void nativeSumAgainstCasOpsOnOneInt64(
+      String targetTransport, String childTransport, String transport, int n) throws Exception {
+    try (RemoteTarget target =
+            new RemoteTarget("ucx", targetTransport, 64, false, false, List.of());
+        Initiator me = new Initiator("ucx", Initiator.manual(transport));
         Arena arena = Arena.ofConfined()) {
       assertEquals(Mechanism.NATIVE, mechanism(me, AtomicFamily.FETCH, FiOp.SUM));
       assertEquals(Mechanism.CAS_LOOP, mechanism(me, AtomicFamily.COMPARE, FiOp.MSWAP));
@@ -65,8 +79,9 @@ class MixedContentionTest {
       assertEquals(Mechanism.CAS_LOOP, mechanism(me, AtomicFamily.FETCH, FiOp.MIN));
       long peer = me.av.insert(target.address());
       long key = target.key();
+      assertEquals(path(transport), me.ep.atomicPath(peer, key), "this initiator's path");
       Path out = dir.resolve("sums.bin");
-      Process child = start(target, transport, n, out, 0, FiDatatype.INT64, FiOp.SUM, 1);
+      Process child = start(target, childTransport, n, out, 0, FiDatatype.INT64, FiOp.SUM, 1);
       MemorySegment operand = arena.allocate(8, 8);
       MemorySegment compare = arena.allocate(8, 8);
       compare.set(JAVA_LONG, 0, HIGH);
@@ -260,6 +275,11 @@ class MixedContentionTest {
       }
     }
     return v;
+  }
+
+  /** The path an initiator on {@code transport} takes to a region the target allocated. */
+  private static String path(String transport) {
+    return transport.equals("shm") ? "mapped" : "ucp";
   }
 
   private static void report(String transport, String what, Initiator me) {
