@@ -40,12 +40,18 @@ public final class Initiator implements AutoCloseable {
    * also turns the ucx provider's direct path off, so every atomic goes through UCX.
    */
   public static DomainAttr manual(String transport) {
-    boolean ucp = transport != null && transport.endsWith("-ucp");
     return new DomainAttr(
-        ucp ? transport.substring(0, transport.length() - 4) : transport,
+        transportOf(transport),
         DomainAttr.Progress.MANUAL,
         false,
-        ucp ? Map.of("direct_path", "off") : Map.of());
+        transportOf(transport).equals(transport) ? Map.of() : Map.of("direct_path", "off"));
+  }
+
+  /** The provider's transport in a name that may end in {@code -ucp} (see {@link #manual}). */
+  public static String transportOf(String transport) {
+    return transport != null && transport.endsWith("-ucp")
+        ? transport.substring(0, transport.length() - 4)
+        : transport;
   }
 
   public Initiator(String provider, DomainAttr attr) {

@@ -1,7 +1,6 @@
 package dev.fiucx.conformance.replay;
 
 import dev.fiucx.AtomicFamily;
-import dev.fiucx.DomainAttr;
 import dev.fiucx.Endpoint;
 import dev.fiucx.FiErrno;
 import dev.fiucx.FiException;
@@ -31,16 +30,18 @@ public final class ProviderEngine implements ReplayEngine {
   private final Arena arena = Arena.ofShared();
 
   /**
-   * @param transport the provider's transport name (e.g. {@code shm}, {@code tcp}), or null
+   * @param transport the provider's transport name (e.g. {@code shm}, {@code tcp}, or {@code
+   *     shm-ucp}: see {@link Initiator#manual}), or null
    * @param targetProcess keep the target in a second process (else a second domain in this one)
    */
   public ProviderEngine(String provider, String transport, boolean targetProcess) {
     this.provider = provider;
     this.target =
         targetProcess
-            ? new RemoteTarget(provider, transport, REGION, false, false, List.of())
-            : new LocalTarget(provider, transport, REGION);
-    this.initiator = new Initiator(provider, transport, DomainAttr.Progress.MANUAL);
+            ? new RemoteTarget(
+                provider, Initiator.transportOf(transport), REGION, false, false, List.of())
+            : new LocalTarget(provider, Initiator.transportOf(transport), REGION);
+    this.initiator = new Initiator(provider, Initiator.manual(transport));
     this.peer = initiator.av.insert(target.address());
   }
 

@@ -18,7 +18,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.List;
-import java.util.Map;
 
 /**
  * What the checks run on: a target exposing one region (in this process or another), and an
@@ -82,7 +81,7 @@ final class Rig implements AutoCloseable {
 
   /** The initiator progresses when it reads its completion queue: the cheapest for an initiator. */
   static DomainAttr initiatorAttr(SuiteConfig config) {
-    return new DomainAttr(config.transport(), DomainAttr.Progress.MANUAL, false, Map.of());
+    return new DomainAttr(config.transport(), DomainAttr.Progress.MANUAL, false, config.options());
   }
 
   /** The operand buffer holding {@code bytes}. */
