@@ -102,6 +102,15 @@ public final class RemoteTarget implements Target {
     expect("OK");
   }
 
+  /**
+   * Closes the target's region (revoking its key) and exposes a new one of the same length in its
+   * place; returns the new key. {@link #set} and {@link #get} then address the new region.
+   */
+  public long renewRegion() {
+    out.println("RENEW");
+    return Long.parseLong(expect("OK").substring(3).trim());
+  }
+
   /** Kills the target process at once, as a crash would. */
   public void kill() {
     process.destroyForcibly();

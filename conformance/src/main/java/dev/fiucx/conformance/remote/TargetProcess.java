@@ -24,6 +24,8 @@ import java.util.Map;
  * SET offset hex      -> OK
  * GET offset length   -> DATA hex
  * CLOSE               -> OK (closes the region: its key is revoked)
+ * RENEW               -> OK key (closes the region if open and exposes a new one, zeroed, of the
+ *                        same length and kind; SET and GET then address it)
  * QUIT                -> process exits
  * </pre>
  *
@@ -33,6 +35,13 @@ public final class TargetProcess {
   private static final HexFormat HEX = HexFormat.of();
 
   private TargetProcess() {}
+
+  private static MemoryRegion expose(
+      Domain domain, Arena arena, long length, boolean register, long access) {
+    return register
+        ? domain.registerMemory(arena.allocate(length, 16), access)
+        : domain.allocateMemory(length, access);
+  }
 
   public static void main(String[] args) throws Exception {
     String provider = args[0];
@@ -48,10 +57,7 @@ public final class TargetProcess {
         Domain domain =
             Fabric.openDomain(
                 provider, new DomainAttr(transport, DomainAttr.Progress.AUTO, false, Map.of()))) {
-      MemoryRegion mr =
-          register
-              ? domain.registerMemory(arena.allocate(length, 16), access)
-              : domain.allocateMemory(length, access);
+      MemoryRegion mr = expose(domain, arena, length, register, access);
       MemorySegment memory = mr.segment();
       out.println(
           "READY " + HEX.formatHex(domain.openEndpoint().name()) + " " + mr.key() + " " + length);
@@ -78,6 +84,12 @@ public final class TargetProcess {
             case "CLOSE" -> {
               mr.close();
               out.println("OK");
+            }
+            case "RENEW" -> {
+              mr.close(); // closing twice is allowed
+              mr = expose(domain, arena, length, register, access);
+              memory = mr.segment();
+              out.println("OK " + mr.key());
             }
             case "QUIT" -> {
               return;
