@@ -1,0 +1,161 @@
+package dev.fiucx.perf.bench;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs one ucx_perftest test as its two processes on this host: the server {@code ucx_perftest -p
+ * PORT}, then the client {@code ucx_perftest localhost -p PORT -t TEST -s SIZE -n N -w W -O
+ * WINDOW}, both with the same UCX_TLS (and UCX_LOG_FILE=stderr, so stdout holds only its table),
+ * and reads the client's final line.
+ */
+final class PerftestRunner {
+  static final String EXECUTABLE = "ucx_perftest";
+  private static final long START_TIMEOUT_SECONDS = 15;
+  private static final long RUN_TIMEOUT_SECONDS = 600;
+
+  private final Path executable;
+  private final String ucxTls;
+  private final PrintStream log;
+
+  /**
+   * @param ucxTls the UCX_TLS both processes get: the list fiucx's domain uses
+   */
+  PerftestRunner(Path executable, String ucxTls, PrintStream log) {
+    this.executable = executable;
+    this.ucxTls = ucxTls;
+    this.log = log;
+  }
+
+  /** ucx_perftest on the PATH, or null. */
+  static Path find() {
+    String path = System.getenv("PATH");
+    if (path == null) {
+      return null;
+    }
+    for (String dir : path.split(File.pathSeparator)) {
+      Path p = Path.of(dir.isEmpty() ? "." : dir, EXECUTABLE);
+      if (Files.isRegularFile(p) && Files.isExecutable(p)) {
+        return p;
+      }
+    }
+    return null;
+  }
+
+  String ucxTls() {
+    return ucxTls;
+  }
+
+  /** The client's command line for {@code match} (for the report). */
+  List<String> clientCommand(PerftestMatch match, int port, long iterations, long warmup, int w) {
+    return List.of(
+        executable.toString(),
+        "localhost",
+        "-p",
+        Integer.toString(port),
+        "-t",
+        match.test(),
+        "-s",
+        Integer.toString(match.size()),
+        "-n",
+        Long.toString(iterations),
+        "-w",
+        Long.toString(warmup),
+        "-O",
+        Integer.toString(w));
+  }
+
+  PerftestResult run(PerftestMatch match, long iterations, long warmup, int window)
+      throws IOException {
+    int port = freePort();
+    Process server = start(List.of(executable.toString(), "-p", Integer.toString(port)));
+    try {
+      List<String> serverOut = Collections.synchronizedList(new ArrayList<>());
+      CountDownLatch waiting = new CountDownLatch(1);
+      collect(server, serverOut, "Waiting for connection", waiting);
+      if (!waiting.await(START_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+        throw new IOException("the ucx_perftest server did not start: " + serverOut);
+      }
+      Process client = start(clientCommand(match, port, iterations, warmup, window));
+      List<String> clientOut = Collections.synchronizedList(new ArrayList<>());
+      CountDownLatch ended = new CountDownLatch(1);
+      collect(client, clientOut, null, ended);
+      if (!client.waitFor(RUN_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+        client.destroyForcibly();
+        throw new IOException("ucx_perftest did not finish within " + RUN_TIMEOUT_SECONDS + " s");
+      }
+      ended.await(5, TimeUnit.SECONDS);
+      if (client.exitValue() != 0) {
+        throw new IOException(
+            "ucx_perftest exited with "
+                + client.exitValue()
+                + ": "
+                + String.join(" | ", clientOut));
+      }
+      server.waitFor(10, TimeUnit.SECONDS);
+      return PerftestResult.parse(List.copyOf(clientOut));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while ucx_perftest ran", e);
+    } finally {
+      if (server.isAlive()) {
+        server.destroy();
+      }
+    }
+  }
+
+  private Process start(List<String> cmd) throws IOException {
+    ProcessBuilder b = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT);
+    b.environment().put("UCX_TLS", ucxTls);
+    b.environment().put("UCX_LOG_FILE", "stderr");
+    return b.start();
+  }
+
+  /**
+   * Reads a process's stdout into {@code lines} on a thread of its own; counts {@code signal} down
+   * at the first line containing {@code marker}, or at end of output when {@code marker} is null.
+   */
+  private void collect(Process p, List<String> lines, String marker, CountDownLatch signal) {
+    Thread.ofPlatform()
+        .daemon()
+        .name("ucx_perftest-output")
+        .start(
+            () -> {
+              try (BufferedReader r =
+                  new BufferedReader(
+                      new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                String l;
+                while ((l = r.readLine()) != null) {
+                  lines.add(l);
+                  if (marker != null && l.contains(marker)) {
+                    signal.countDown();
+                  }
+                }
+              } catch (IOException e) {
+                log.println("ucx_perftest output: " + e.getMessage());
+              } finally {
+                if (marker == null) {
+                  signal.countDown();
+                }
+              }
+            });
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+}

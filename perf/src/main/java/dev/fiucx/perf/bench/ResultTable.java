@@ -1,0 +1,72 @@
+package dev.fiucx.perf.bench;
+
+import java.io.PrintStream;
+import java.util.Locale;
+
+/**
+ * The final table, in ucx_perftest's spirit: latency percentiles of every sample, average, the
+ * overall time per call, and the overall rate in calls and elements per second; one row per run
+ * (one, or one per window of a sweep, or one per round).
+ */
+final class ResultTable {
+  private static final String RULE =
+      "+--------+--------+--------------+"
+          + "---------------------------------------------------------------+"
+          + "---------------------------+";
+  private static final String ROW =
+      "| %-6s | %6s | %12s | %7s %7s %7s %7s %9s %7s %7s | %12s %12s |%n";
+
+  private ResultTable() {}
+
+  /**
+   * @param latencyKind what a latency sample is: "round trip", "per op", or both for a sweep
+   */
+  static void header(PrintStream out, String latencyKind) {
+    out.println(RULE);
+    out.printf(
+        "| %-6s | %6s | %12s | %-61s | %-25s |%n",
+        "", "", "", center("latency (usec), " + latencyKind, 61), center("rate (per second)", 25));
+    out.printf(
+        ROW,
+        "stage",
+        "window",
+        "# calls",
+        "p50",
+        "p90",
+        "p99",
+        "p99.9",
+        "max",
+        "average",
+        "overall",
+        "calls",
+        "elements");
+    out.println(RULE);
+  }
+
+  static void row(PrintStream out, String stage, BenchResult r) {
+    LatencySummary l = r.latency();
+    out.printf(
+        ROW,
+        stage,
+        r.config().window(),
+        String.format(Locale.ROOT, "%d", r.ops()),
+        Figures.micros(l.p50()),
+        Figures.micros(l.p90()),
+        Figures.micros(l.p99()),
+        Figures.micros(l.p999()),
+        Figures.micros(l.max()),
+        Figures.micros(l.mean()),
+        Figures.micros(r.overallNanosPerOp()),
+        String.format(Locale.ROOT, "%.0f", r.opsPerSecond()),
+        String.format(Locale.ROOT, "%.0f", r.elementsPerSecond()));
+  }
+
+  static void footer(PrintStream out) {
+    out.println(RULE);
+  }
+
+  private static String center(String s, int width) {
+    int pad = Math.max(0, (width - s.length()) / 2);
+    return " ".repeat(pad) + s;
+  }
+}
