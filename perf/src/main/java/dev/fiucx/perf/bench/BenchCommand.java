@@ -218,7 +218,8 @@ public final class BenchCommand implements Callable<Integer> {
     }
   }
 
-  private BenchConfig config() {
+  /** The options as a checked run configuration; a bad combination is a usage error. */
+  BenchConfig config() {
     if (family == null) {
       family = op.isCompareOp() ? AtomicFamily.COMPARE : AtomicFamily.FETCH;
     }

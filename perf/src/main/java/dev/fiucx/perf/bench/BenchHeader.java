@@ -44,7 +44,10 @@ final class BenchHeader {
         facts.domain().getOrDefault("ucx.atomic_mode", "?"),
         cfg.progress().name().toLowerCase(Locale.ROOT),
         cfg.directPath() == null ? "" : ", direct_path " + cfg.directPath());
-    facts.lanes().forEach((k, v) -> out.printf("  %-10s %s%n", "lanes", v));
+    // one line per lane: UCX describes each with its transport, device and what it carries
+    facts.lanes().values().stream()
+        .flatMap(v -> java.util.Arrays.stream(v.split(";\\s*")))
+        .forEach(lane -> out.printf("  %-10s %s%n", "lane", lane));
     out.printf(
         "  %-10s %s, %s cores, %s, %s%n",
         "machine",

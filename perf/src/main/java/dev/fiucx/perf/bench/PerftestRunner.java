@@ -41,7 +41,11 @@ final class PerftestRunner {
 
   /** ucx_perftest on the PATH, or null. */
   static Path find() {
-    String path = System.getenv("PATH");
+    return find(System.getenv("PATH"));
+  }
+
+  /** ucx_perftest in one of {@code path}'s directories, or null. */
+  static Path find(String path) {
     if (path == null) {
       return null;
     }
@@ -83,15 +87,11 @@ final class PerftestRunner {
     Process server = start(List.of(executable.toString(), "-p", Integer.toString(port)));
     try {
       List<String> serverOut = Collections.synchronizedList(new ArrayList<>());
-      CountDownLatch waiting = new CountDownLatch(1);
-      collect(server, serverOut, "Waiting for connection", waiting);
-      if (!waiting.await(START_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-        throw new IOException("the ucx_perftest server did not start: " + serverOut);
-      }
+      collect(server, serverOut);
+      awaitListening(server, port);
       Process client = start(clientCommand(match, port, iterations, warmup, window));
       List<String> clientOut = Collections.synchronizedList(new ArrayList<>());
-      CountDownLatch ended = new CountDownLatch(1);
-      collect(client, clientOut, null, ended);
+      CountDownLatch ended = collect(client, clientOut);
       if (!client.waitFor(RUN_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
         client.destroyForcibly();
         throw new IOException("ucx_perftest did not finish within " + RUN_TIMEOUT_SECONDS + " s");
@@ -116,6 +116,39 @@ final class PerftestRunner {
     }
   }
 
+  /**
+   * Waits until the server listens on {@code port}. Its "Waiting for connection" line cannot tell:
+   * stdout into a pipe is block-buffered and arrives only when it exits. Knocking on the port would
+   * use up the one connection it accepts, so the kernel's socket table tells instead.
+   */
+  private static void awaitListening(Process server, int port)
+      throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(START_TIMEOUT_SECONDS);
+    List<Path> tables = List.of(Path.of("/proc/net/tcp"), Path.of("/proc/net/tcp6"));
+    if (tables.stream().noneMatch(Files::isReadable)) {
+      Thread.sleep(1000); // no socket table to read (not Linux): give it a second
+      return;
+    }
+    String local = String.format(":%04X ", port);
+    while (System.nanoTime() - deadline < 0) {
+      if (!server.isAlive()) {
+        throw new IOException("the ucx_perftest server exited with " + server.exitValue());
+      }
+      for (Path t : tables) {
+        if (Files.isReadable(t)
+            && Files.readAllLines(t).stream()
+                .map(String::trim)
+                // "sl local_address rem_address st ...": state 0A is LISTEN
+                .map(l -> l.split("\\s+"))
+                .anyMatch(w -> w.length > 3 && (w[1] + " ").endsWith(local) && w[3].equals("0A"))) {
+          return;
+        }
+      }
+      Thread.sleep(20);
+    }
+    throw new IOException("the ucx_perftest server did not listen on port " + port);
+  }
+
   private Process start(List<String> cmd) throws IOException {
     ProcessBuilder b = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT);
     b.environment().put("UCX_TLS", ucxTls);
@@ -123,11 +156,9 @@ final class PerftestRunner {
     return b.start();
   }
 
-  /**
-   * Reads a process's stdout into {@code lines} on a thread of its own; counts {@code signal} down
-   * at the first line containing {@code marker}, or at end of output when {@code marker} is null.
-   */
-  private void collect(Process p, List<String> lines, String marker, CountDownLatch signal) {
+  /** Reads a process's stdout into {@code lines} on a thread of its own; the latch: its end. */
+  private CountDownLatch collect(Process p, List<String> lines) {
+    CountDownLatch ended = new CountDownLatch(1);
     Thread.ofPlatform()
         .daemon()
         .name("ucx_perftest-output")
@@ -139,18 +170,14 @@ final class PerftestRunner {
                 String l;
                 while ((l = r.readLine()) != null) {
                   lines.add(l);
-                  if (marker != null && l.contains(marker)) {
-                    signal.countDown();
-                  }
                 }
               } catch (IOException e) {
                 log.println("ucx_perftest output: " + e.getMessage());
               } finally {
-                if (marker == null) {
-                  signal.countDown();
-                }
+                ended.countDown();
               }
             });
+    return ended;
   }
 
   private static int freePort() throws IOException {

@@ -35,11 +35,11 @@ final class PlotWriter {
         break; // 1/(1-p) is infinite there; the max is the last point below
       }
       x.add(1 / (1 - p / 100));
-      y.add(v.getValueIteratedTo() / 1e3);
+      y.add(Math.max(1, v.getValueIteratedTo()) / 1e3);
     }
     if (x.isEmpty()) {
       x.add(1.0);
-      y.add(0.0);
+      y.add(0.001);
     }
     XYChart chart =
         new XYChartBuilder()
@@ -51,6 +51,7 @@ final class PlotWriter {
             .build();
     chart.getStyler().setXAxisLogarithmic(true);
     chart.getStyler().setXAxisTickLabelsFormattingFunction(PlotWriter::percentileLabel);
+    chart.getStyler().setYAxisLogarithmic(true); // tails are orders of magnitude above the median
     chart.getStyler().setLegendVisible(false);
     chart.getStyler().setMarkerSize(3);
     chart.addSeries("latency", x, y);
