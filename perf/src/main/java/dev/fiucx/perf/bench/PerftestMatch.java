@@ -12,10 +12,10 @@ import dev.fiucx.FiOp;
  * @param test ucx_perftest's {@code -t}
  * @param size ucx_perftest's {@code -s}
  */
-record PerftestMatch(String test, int size) {
+public record PerftestMatch(String test, int size) {
 
   /** The counterpart of the cell, or null. */
-  static PerftestMatch of(AtomicFamily family, FiOp op, FiDatatype dt) {
+  public static PerftestMatch of(AtomicFamily family, FiOp op, FiDatatype dt) {
     if (!dt.isInteger() || (dt.size() != 4 && dt.size() != 8)) {
       return null;
     }

@@ -12,7 +12,7 @@ import java.util.List;
  * @param overallLatencyMicros the run's time per iteration
  * @param overallRate iterations per second over the whole run
  */
-record PerftestResult(
+public record PerftestResult(
     long iterations,
     double p50Micros,
     double averageLatencyMicros,

@@ -21,8 +21,8 @@ import java.util.concurrent.TimeUnit;
  * WINDOW}, both with the same UCX_TLS (and UCX_LOG_FILE=stderr, so stdout holds only its table),
  * and reads the client's final line.
  */
-final class PerftestRunner {
-  static final String EXECUTABLE = "ucx_perftest";
+public final class PerftestRunner {
+  public static final String EXECUTABLE = "ucx_perftest";
   private static final long START_TIMEOUT_SECONDS = 15;
   private static final long RUN_TIMEOUT_SECONDS = 600;
 
@@ -33,14 +33,14 @@ final class PerftestRunner {
   /**
    * @param ucxTls the UCX_TLS both processes get: the list fiucx's domain uses
    */
-  PerftestRunner(Path executable, String ucxTls, PrintStream log) {
+  public PerftestRunner(Path executable, String ucxTls, PrintStream log) {
     this.executable = executable;
     this.ucxTls = ucxTls;
     this.log = log;
   }
 
   /** ucx_perftest on the PATH, or null. */
-  static Path find() {
+  public static Path find() {
     return find(System.getenv("PATH"));
   }
 
@@ -81,7 +81,7 @@ final class PerftestRunner {
         Integer.toString(w));
   }
 
-  PerftestResult run(PerftestMatch match, long iterations, long warmup, int window)
+  public PerftestResult run(PerftestMatch match, long iterations, long warmup, int window)
       throws IOException {
     int port = freePort();
     Process server = start(List.of(executable.toString(), "-p", Integer.toString(port)));

@@ -9,12 +9,19 @@ import java.util.Locale;
  * (one, or one per window of a sweep, or one per round).
  */
 final class ResultTable {
-  private static final String RULE =
-      "+--------+--------+--------------+"
-          + "---------------------------------------------------------------+"
-          + "---------------------------+";
+  /** Seven latency columns of this width: room for tcp's tails in microseconds. */
+  private static final int LAT = 10;
+
+  private static final int RATE = 13;
+  private static final String LATENCY_COLUMNS = ("%" + LAT + "s").repeat(7);
   private static final String ROW =
-      "| %-6s | %6s | %12s | %7s %7s %7s %7s %9s %7s %7s | %12s %12s |%n";
+      "| %-7s | %6s | %12s |" + LATENCY_COLUMNS + " |" + "%" + RATE + "s%" + RATE + "s |%n";
+  private static final String RULE =
+      "+---------+--------+--------------+"
+          + "-".repeat(7 * LAT + 1)
+          + "+"
+          + "-".repeat(2 * RATE + 1)
+          + "+";
 
   private ResultTable() {}
 
@@ -24,8 +31,12 @@ final class ResultTable {
   static void header(PrintStream out, String latencyKind) {
     out.println(RULE);
     out.printf(
-        "| %-6s | %6s | %12s | %-61s | %-25s |%n",
-        "", "", "", center("latency (usec), " + latencyKind, 61), center("rate (per second)", 25));
+        "| %-7s | %6s | %12s |%-" + (7 * LAT + 1) + "s|%-" + (2 * RATE + 1) + "s|%n",
+        "",
+        "",
+        "",
+        center("latency (usec), " + latencyKind, 7 * LAT + 1),
+        center("rate (per second)", 2 * RATE + 1));
     out.printf(
         ROW,
         "stage",
