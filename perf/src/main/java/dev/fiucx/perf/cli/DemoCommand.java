@@ -169,7 +169,7 @@ final class DemoCommand implements Callable<Integer> {
         Measured m = run(row, ini, peer, target, arena);
         String line = "  " + m.line();
         if (row == ROWS.getFirst() && m.micros() > 0) {
-          Comparison c = vsUcxPerftest(ini, m.micros());
+          Comparison c = vsUcxPerftest(ini, m);
           line += c.suffix();
           note = c.note();
         }
@@ -184,8 +184,14 @@ final class DemoCommand implements Callable<Integer> {
     }
   }
 
-  /** A row's printed line and its mean round trip in microseconds (0 when it did not run). */
-  private record Measured(String line, double micros) {}
+  /**
+   * A row's printed line, its mean round trip in microseconds and how many calls that mean is of (0
+   * when the row did not run).
+   */
+  private record Measured(String line, double micros, long calls) {}
+
+  /** A round trip: its mean in microseconds over a number of calls. */
+  private record RoundTrips(double micros, long calls) {}
 
   /** What the first row says about ucx_perftest: after its latency, and a line below the rows. */
   private record Comparison(String suffix, String note) {}
@@ -196,7 +202,7 @@ final class DemoCommand implements Callable<Integer> {
     try {
       attr = ini.domain.queryAtomic(row.datatype(), row.op(), row.family().queryFlag());
     } catch (FiException e) {
-      return new Measured(String.format("%-32s %-11s %s", call, "-", e.getMessage()), 0);
+      return new Measured(String.format("%-32s %-11s %s", call, "-", e.getMessage()), 0, 0);
     }
     byte[] initial = HEX.parseHex(row.initial());
     int size = row.datatype().size();
@@ -208,7 +214,7 @@ final class DemoCommand implements Callable<Integer> {
       once(row, ini, peer, target.key(), operand, compare, result);
     } catch (FiException e) {
       return new Measured(
-          String.format("%-32s %-11s failed: %s", call, attr.mechanism(), e.getMessage()), 0);
+          String.format("%-32s %-11s failed: %s", call, attr.mechanism(), e.getMessage()), 0, 0);
     }
     String after = HEX.formatHex(target.get(0, size));
     String fetched =
@@ -217,7 +223,7 @@ final class DemoCommand implements Callable<Integer> {
             : HEX.formatHex(result.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
     Runnable oneCall = () -> once(row, ini, peer, target.key(), operand, compare, result);
     warmUp(oneCall);
-    double micros = meanRoundTripMicros(oneCall);
+    RoundTrips timed = meanRoundTrip(oneCall);
     return new Measured(
         String.format(
             COLUMNS + "%.3f us",
@@ -226,8 +232,9 @@ final class DemoCommand implements Callable<Integer> {
             row.initial(),
             after,
             fetched,
-            micros),
-        micros);
+            timed.micros()),
+        timed.micros(),
+        timed.calls());
   }
 
   /**
@@ -257,7 +264,7 @@ final class DemoCommand implements Callable<Integer> {
   }
 
   /** The mean round trip of {@code iterations} calls, or of as many as half a second holds. */
-  private double meanRoundTripMicros(Runnable call) {
+  private RoundTrips meanRoundTrip(Runnable call) {
     long start = System.nanoTime();
     long n = 0;
     long end = start;
@@ -271,24 +278,27 @@ final class DemoCommand implements Callable<Integer> {
     if (n % 256 != 0 || n == iterations) {
       end = System.nanoTime();
     }
-    return (end - start) / 1e3 / n;
+    return new RoundTrips((end - start) / 1e3 / n, n);
   }
 
   /**
    * ucx_perftest's {@code ucp_fadd} (the first row's counterpart) on the same transports, right
    * after the first row: one round; {@code fiucx bench --vs-ucx-perftest} alternates several.
    */
-  private Comparison vsUcxPerftest(Initiator ini, double fiucxMicros) {
+  private Comparison vsUcxPerftest(Initiator ini, Measured fiucx) {
     java.nio.file.Path exe = PerftestRunner.find();
     if (exe == null) {
       return new Comparison(
           "", "ucx_perftest is not installed (Debian: ucx-utils): no ratio to ucp_fadd");
     }
     String tls = ini.domain.describe().getOrDefault("ucx.tls", transport);
+    // as many calls as fiucx timed (at least 1,000): about as long, on a slow transport too
+    long n = Math.max(1_000, fiucx.calls());
+    double fiucxMicros = fiucx.micros();
     try {
       PerftestResult p =
           new PerftestRunner(exe, tls, System.err)
-              .run(new PerftestMatch("ucp_fadd", 8), iterations, iterations / 10, 1);
+              .run(new PerftestMatch("ucp_fadd", 8), n, n / 10, 1);
       double ratio = fiucxMicros / p.overallLatencyMicros();
       return new Comparison(
           String.format(
@@ -300,7 +310,7 @@ final class DemoCommand implements Callable<Integer> {
               java.util.Locale.ROOT,
               "first row against ucx_perftest -t ucp_fadd -s 8 -n %d -O 1 (UCX_TLS=%s) in this"
                   + " run: fiucx %.3f us, ucx_perftest %.3f us overall, ratio %.2fx",
-              iterations,
+              n,
               tls,
               fiucxMicros,
               p.overallLatencyMicros(),
