@@ -10,7 +10,7 @@ import java.util.Locale;
  */
 final class ResultTable {
   /** Seven latency columns of this width: room for tcp's tails in microseconds. */
-  private static final int LAT = 10;
+  private static final int LAT = 11;
 
   private static final int RATE = 13;
   private static final String LATENCY_COLUMNS = ("%" + LAT + "s").repeat(7);
