@@ -116,7 +116,7 @@ class BenchRunTest {
   }
 
   @Test
-  void tcpRunWithManualProgress() throws Exception {
+  void tcpRunWithManualProgressAndADomainPerThread() throws Exception {
     Path json = dir.resolve("tcp.json");
     BenchCli.Run r =
         BenchCli.run(
@@ -125,10 +125,12 @@ class BenchRunTest {
             "tcp",
             "--progress",
             "manual",
+            "-t",
+            "2",
             "-n",
-            "400",
+            "200",
             "-w",
-            "40",
+            "20",
             "--json",
             json.toString());
     assertEquals(0, r.exit(), r.err());
@@ -138,7 +140,7 @@ class BenchRunTest {
     assertEquals("tcp", root.get("ucx").get("tls").asText());
     assertEquals("manual", root.get("inputs").get("progress").asText());
     assertTrue(root.get("ucx").get("lanes").toString().contains("tcp"), root.toString());
-    assertConsistent(root.get("results"), 1, 400, 1);
+    assertConsistent(root.get("results"), 2, 200, 1);
     assertEquals("round_trip", root.get("results").get("latency_ns").get("kind").asText());
     assertTrue(root.get("target_check").get("ok").asBoolean());
   }
