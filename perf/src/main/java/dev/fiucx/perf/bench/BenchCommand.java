@@ -38,12 +38,14 @@ public final class BenchCommand implements Callable<Integer> {
 
   @Option(
       names = "--family",
+      paramLabel = "base|fetch|compare",
       converter = AtomicSpellings.FamilyConverter.class,
       description = "base, fetch or compare (default: compare for CSWAP..MSWAP, else fetch)")
   AtomicFamily family;
 
   @Option(
       names = {"-o", "--op"},
+      paramLabel = "OP",
       defaultValue = "sum",
       converter = AtomicSpellings.OpConverter.class,
       description = "op: sum, min, cswap_le, read, write, ... or FI_SUM (default ${DEFAULT-VALUE})")
@@ -51,6 +53,7 @@ public final class BenchCommand implements Callable<Integer> {
 
   @Option(
       names = {"-z", "--datatype"},
+      paramLabel = "TYPE",
       defaultValue = "uint64",
       converter = AtomicSpellings.DatatypeConverter.class,
       description =
@@ -60,30 +63,35 @@ public final class BenchCommand implements Callable<Integer> {
 
   @Option(
       names = {"-c", "--count"},
+      paramLabel = "N",
       defaultValue = "1",
       description = "elements per call (default ${DEFAULT-VALUE})")
   int count;
 
   @Option(
       names = {"-O", "--outstanding"},
+      paramLabel = "W",
       defaultValue = "1",
       description = "window: calls in flight per thread (default ${DEFAULT-VALUE})")
   int window;
 
   @Option(
       names = {"-n", "--iterations"},
+      paramLabel = "N",
       defaultValue = "100000",
       description = "calls measured per thread (default ${DEFAULT-VALUE})")
   long iterations;
 
   @Option(
       names = {"-w", "--warmup"},
+      paramLabel = "N",
       defaultValue = "10000",
       description = "calls per thread before measuring (default ${DEFAULT-VALUE})")
   long warmup;
 
   @Option(
       names = {"-t", "--threads"},
+      paramLabel = "T",
       defaultValue = "1",
       description =
           "threads, each with its own endpoint, CQ and elements (default ${DEFAULT-VALUE})")
@@ -91,24 +99,28 @@ public final class BenchCommand implements Callable<Integer> {
 
   @Option(
       names = "--transport",
+      paramLabel = "shm|tcp|TLS",
       defaultValue = "shm",
       description = "shm, tcp, or a UCX_TLS list (default ${DEFAULT-VALUE})")
   String transport;
 
   @Option(
       names = "--progress",
+      paramLabel = "auto|manual",
       defaultValue = "auto",
       description = "the initiator's progress: auto or manual (default ${DEFAULT-VALUE})")
   String progress;
 
   @Option(
       names = "--duration",
+      paramLabel = "TIME",
       converter = DurationConverter.class,
       description = "measure for this long (10s, 500ms, 2m) instead of -n calls")
   Duration duration;
 
   @Option(
       names = "--direct-path",
+      paramLabel = "on|off",
       description = "on or off: the domain option direct_path (default: the provider's)")
   String directPath;
 
@@ -117,17 +129,20 @@ public final class BenchCommand implements Callable<Integer> {
 
   @Option(
       names = "--port",
+      paramLabel = "P",
       description = "--server's bootstrap port (default " + DEFAULT_PORT + "; 0 picks a free one)")
   Integer port;
 
   @Option(
       names = "--bind",
+      paramLabel = "ADDR",
       defaultValue = "0.0.0.0",
       description = "--server's bootstrap address (default ${DEFAULT-VALUE})")
   String bind;
 
   @Option(
       names = "--server-progress",
+      paramLabel = "spin|auto",
       defaultValue = "spin",
       description =
           "--server's progress: spin (a loop of its own while a run is on, as ucx_perftest's"
@@ -171,6 +186,7 @@ public final class BenchCommand implements Callable<Integer> {
 
   @Option(
       names = "--rounds",
+      paramLabel = "N",
       defaultValue = "3",
       description = "rounds of each with --vs-ucx-perftest, at least 3 (default ${DEFAULT-VALUE})")
   int rounds;
