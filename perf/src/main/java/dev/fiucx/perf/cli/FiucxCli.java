@@ -1,6 +1,7 @@
 package dev.fiucx.perf.cli;
 
 import dev.fiucx.conformance.report.ConformanceReport;
+import dev.fiucx.perf.bench.BenchCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -14,7 +15,8 @@ import picocli.CommandLine.Command;
       InfoCommand.class,
       ReplayCommand.class,
       DemoCommand.class,
-      ConformanceCommand.class
+      ConformanceCommand.class,
+      BenchCommand.class
     })
 public final class FiucxCli {
   /** The project version, the same one the HTML conformance report names. */
@@ -26,6 +28,18 @@ public final class FiucxCli {
   }
 
   public static void main(String[] args) {
-    System.exit(new CommandLine(new FiucxCli()).execute(args));
+    System.exit(commandLine().execute(args));
+  }
+
+  /** The command line as {@code ./fiucx} runs it: bench reports a bad option in one line. */
+  public static CommandLine commandLine() {
+    CommandLine cli = new CommandLine(new FiucxCli());
+    CommandLine.IParameterExceptionHandler usual = cli.getParameterExceptionHandler();
+    cli.setParameterExceptionHandler(
+        (e, args) ->
+            e.getCommandLine().getCommandSpec().userObject() instanceof BenchCommand
+                ? BenchCommand.oneLineError(e, args)
+                : usual.handleParseException(e, args));
+    return cli;
   }
 }

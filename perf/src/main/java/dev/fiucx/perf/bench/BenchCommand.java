@@ -1,0 +1,391 @@
+package dev.fiucx.perf.bench;
+
+import dev.fiucx.AtomicFamily;
+import dev.fiucx.DomainAttr;
+import dev.fiucx.FiDatatype;
+import dev.fiucx.FiException;
+import dev.fiucx.FiOp;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code fiucx bench}: latency and rate of one atomic cell against a target process over UCX, named
+ * and shaped like ucx_perftest and fabtests' fi_rdm_atomic. Exit status 0, 1 when a call failed or
+ * the target held a wrong value, 2 on a bad request.
+ */
+@Command(
+    name = "bench",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "Measure one atomic (family, op, datatype) against a target process over UCX: latency"
+          + " percentiles of every call, rate in calls and elements per second.",
+      "By default bench starts the target itself; --server and --connect run the two sides"
+          + " apart."
+    })
+public final class BenchCommand implements Callable<Integer> {
+  /** The port {@code --server} listens on unless told otherwise. */
+  static final int DEFAULT_PORT = 13340;
+
+  @Option(
+      names = "--family",
+      paramLabel = "base|fetch|compare",
+      converter = AtomicSpellings.FamilyConverter.class,
+      description = "base, fetch or compare (default: compare for CSWAP..MSWAP, else fetch)")
+  AtomicFamily family;
+
+  @Option(
+      names = {"-o", "--op"},
+      paramLabel = "OP",
+      defaultValue = "sum",
+      converter = AtomicSpellings.OpConverter.class,
+      description = "op: sum, min, cswap_le, read, write, ... or FI_SUM (default ${DEFAULT-VALUE})")
+  FiOp op;
+
+  @Option(
+      names = {"-z", "--datatype"},
+      paramLabel = "TYPE",
+      defaultValue = "uint64",
+      converter = AtomicSpellings.DatatypeConverter.class,
+      description =
+          "datatype: int8 .. uint64, float, double_complex, ... or FI_UINT64 (default"
+              + " ${DEFAULT-VALUE})")
+  FiDatatype datatype;
+
+  @Option(
+      names = {"-c", "--count"},
+      paramLabel = "N",
+      defaultValue = "1",
+      description = "elements per call (default ${DEFAULT-VALUE})")
+  int count;
+
+  @Option(
+      names = {"-O", "--outstanding"},
+      paramLabel = "W",
+      defaultValue = "1",
+      description = "window: calls in flight per thread (default ${DEFAULT-VALUE})")
+  int window;
+
+  @Option(
+      names = {"-n", "--iterations"},
+      paramLabel = "N",
+      defaultValue = "100000",
+      description = "calls measured per thread (default ${DEFAULT-VALUE})")
+  long iterations;
+
+  @Option(
+      names = {"-w", "--warmup"},
+      paramLabel = "N",
+      defaultValue = "10000",
+      description = "calls per thread before measuring (default ${DEFAULT-VALUE})")
+  long warmup;
+
+  @Option(
+      names = {"-t", "--threads"},
+      paramLabel = "T",
+      defaultValue = "1",
+      description =
+          "threads, each with its own endpoint, CQ and elements (default ${DEFAULT-VALUE})")
+  int threads;
+
+  @Option(
+      names = "--transport",
+      paramLabel = "shm|tcp|TLS",
+      defaultValue = "shm",
+      description = "shm, tcp, or a UCX_TLS list (default ${DEFAULT-VALUE})")
+  String transport;
+
+  @Option(
+      names = "--progress",
+      paramLabel = "auto|manual",
+      defaultValue = "auto",
+      description = "the initiator's progress: auto or manual (default ${DEFAULT-VALUE})")
+  String progress;
+
+  @Option(
+      names = "--duration",
+      paramLabel = "TIME",
+      converter = DurationConverter.class,
+      description = "measure for this long (10s, 500ms, 2m) instead of -n calls")
+  Duration duration;
+
+  @Option(
+      names = "--direct-path",
+      paramLabel = "on|off",
+      description = "on or off: the domain option direct_path (default: the provider's)")
+  String directPath;
+
+  @Option(names = "--server", description = "be the target: serve one client, then exit")
+  boolean server;
+
+  @Option(
+      names = "--port",
+      paramLabel = "P",
+      description = "--server's bootstrap port (default " + DEFAULT_PORT + "; 0 picks a free one)")
+  Integer port;
+
+  @Option(
+      names = "--bind",
+      paramLabel = "ADDR",
+      defaultValue = "0.0.0.0",
+      description = "--server's bootstrap address (default ${DEFAULT-VALUE})")
+  String bind;
+
+  @Option(
+      names = "--server-progress",
+      paramLabel = "spin|auto",
+      defaultValue = "spin",
+      description =
+          "--server's progress: spin (a loop of its own while a run is on, as ucx_perftest's"
+              + " server) or auto (the domain's progress thread) (default ${DEFAULT-VALUE})")
+  String serverProgress;
+
+  @Option(
+      names = "--connect",
+      paramLabel = "HOST:PORT",
+      description = "run against a target started with --server there")
+  String connect;
+
+  @Option(names = "--parent-watch", hidden = true, description = "exit when stdin ends")
+  boolean parentWatch;
+
+  @Option(names = "--csv", description = "print one CSV header and row to stdout (table: stderr)")
+  boolean csv;
+
+  @Option(names = "--json", paramLabel = "FILE", description = "write every input and figure")
+  Path json;
+
+  @Option(
+      names = "--hgrm",
+      paramLabel = "FILE",
+      description = "write HdrHistogram's percentile distribution (microseconds)")
+  Path hgrm;
+
+  @Option(
+      names = "--plot",
+      paramLabel = "FILE.png",
+      description = "draw the latency percentiles (with --sweep-window: rate against window)")
+  Path plot;
+
+  @Option(names = "--sweep-window", description = "run windows 1, 2, 4, ... up to -O, one run each")
+  boolean sweepWindow;
+
+  @Option(
+      names = "--vs-ucx-perftest",
+      description = "alternate rounds with ucx_perftest's matching test and print the ratios")
+  boolean vsPerftest;
+
+  @Option(
+      names = "--rounds",
+      paramLabel = "N",
+      defaultValue = "3",
+      description = "rounds of each with --vs-ucx-perftest, at least 3 (default ${DEFAULT-VALUE})")
+  int rounds;
+
+  /** Runs bench alone (the target process bench starts runs this). */
+  public static void main(String[] args) {
+    CommandLine cli = new CommandLine(new BenchCommand());
+    cli.setParameterExceptionHandler(BenchCommand::oneLineError);
+    System.exit(cli.execute(args));
+  }
+
+  /** A bad option or value: one line, exit status 2 (picocli's own errors included). */
+  public static int oneLineError(CommandLine.ParameterException e, String[] args) {
+    e.getCommandLine().getErr().println("fiucx bench: " + e.getMessage());
+    e.getCommandLine().getErr().flush();
+    return 2;
+  }
+
+  @Override
+  public Integer call() {
+    try {
+      if (server) {
+        return serve();
+      }
+      BenchConfig cfg = config();
+      BenchOutputs outputs = outputs(cfg);
+      String host = null;
+      int targetPort = 0;
+      if (connect != null) {
+        int colon = connect.lastIndexOf(':');
+        host = colon > 0 ? connect.substring(0, colon).replaceAll("^\\[|\\]$", "") : "";
+        targetPort = colon > 0 ? parsePort(connect.substring(colon + 1)) : -1;
+        if (host.isEmpty() || targetPort <= 0) {
+          throw new BenchUsageException("--connect wants HOST:PORT, not '" + connect + "'");
+        }
+      }
+      return new BenchSession(cfg, outputs, System.out, System.err)
+          .run(host, targetPort, System.out);
+    } catch (BenchUsageException e) {
+      System.err.println("fiucx bench: " + e.getMessage());
+      return 2;
+    } catch (FiException | IOException e) {
+      System.err.println("fiucx bench: " + e.getMessage());
+      return 1;
+    }
+  }
+
+  /** The options as a checked run configuration; a bad combination is a usage error. */
+  BenchConfig config() {
+    if (family == null) {
+      family = op.isCompareOp() ? AtomicFamily.COMPARE : AtomicFamily.FETCH;
+    }
+    if ((family == AtomicFamily.COMPARE) != op.isCompareOp()) {
+      throw new BenchUsageException(
+          op.fiName()
+              + " is no "
+              + family.label()
+              + " op ("
+              + family.label()
+              + " atomics take "
+              + (family == AtomicFamily.COMPARE ? "CSWAP .. MSWAP" : "MIN .. ATOMIC_WRITE")
+              + ")");
+    }
+    positive("--count", count);
+    positive("--outstanding", window);
+    positive("--iterations", iterations);
+    positive("--threads", threads);
+    if (warmup < 0) {
+      throw new BenchUsageException("--warmup must be 0 or more: " + warmup);
+    }
+    if (window > 65536) {
+      throw new BenchUsageException("--outstanding is at most 65536: " + window);
+    }
+    if (threads > 256) {
+      throw new BenchUsageException("--threads is at most 256: " + threads);
+    }
+    if (port != null) {
+      throw new BenchUsageException("--port is for --server (--connect takes HOST:PORT)");
+    }
+    DomainAttr.Progress p =
+        switch (progress.trim().toLowerCase(Locale.ROOT)) {
+          case "auto" -> DomainAttr.Progress.AUTO;
+          case "manual" -> DomainAttr.Progress.MANUAL;
+          default ->
+              throw new BenchUsageException("--progress is auto or manual, not '" + progress + "'");
+        };
+    String direct = null;
+    if (directPath != null) {
+      direct = directPath.trim().toLowerCase(Locale.ROOT);
+      if (!direct.equals("on") && !direct.equals("off")) {
+        throw new BenchUsageException("--direct-path is on or off, not '" + directPath + "'");
+      }
+    }
+    if (transport.isBlank()) {
+      throw new BenchUsageException("--transport is empty");
+    }
+    return new BenchConfig(
+        family,
+        op,
+        datatype,
+        count,
+        window,
+        iterations,
+        warmup,
+        threads,
+        transport.trim(),
+        p,
+        duration,
+        direct);
+  }
+
+  private BenchOutputs outputs(BenchConfig cfg) {
+    if (vsPerftest) {
+      if (rounds < 3) {
+        throw new BenchUsageException("--rounds is at least 3: " + rounds);
+      }
+      if (connect != null) {
+        throw new BenchUsageException(
+            "--vs-ucx-perftest runs ucx_perftest on this host: not with --connect");
+      }
+      if (sweepWindow) {
+        throw new BenchUsageException("--vs-ucx-perftest and --sweep-window: one at a time");
+      }
+      if (cfg.threads() != 1 || cfg.count() != 1) {
+        throw new BenchUsageException(
+            "--vs-ucx-perftest compares one thread and one element per call (-t 1 -c 1)");
+      }
+      if (PerftestMatch.of(cfg.family(), cfg.op(), cfg.datatype()) == null) {
+        throw new BenchUsageException(
+            cfg.cellLabel()
+                + " has no ucx_perftest counterpart (fetch SUM: ucp_fadd, base SUM: ucp_add,"
+                + " fetch ATOMIC_WRITE: ucp_swap, compare CSWAP: ucp_cswap; 4- and 8-byte"
+                + " integers)");
+      }
+      if (PerftestRunner.find() == null) {
+        throw new BenchUsageException(
+            "ucx_perftest is not on the PATH (Debian: apt-get install ucx-utils)");
+      }
+    }
+    return new BenchOutputs(csv, json, hgrm, plot, sweepWindow, vsPerftest, rounds);
+  }
+
+  private int serve() throws IOException {
+    if (connect != null) {
+      throw new BenchUsageException("--server and --connect: one side at a time");
+    }
+    int p = port == null ? DEFAULT_PORT : port;
+    if (p < 0 || p > 65535) {
+      throw new BenchUsageException("--port is 0 .. 65535: " + p);
+    }
+    boolean spin =
+        switch (serverProgress.trim().toLowerCase(Locale.ROOT)) {
+          case "spin" -> true;
+          case "auto" -> false;
+          default ->
+              throw new BenchUsageException(
+                  "--server-progress is spin or auto, not '" + serverProgress + "'");
+        };
+    try (ServerSocket socket = new ServerSocket()) {
+      socket.setReuseAddress(true);
+      socket.bind(new InetSocketAddress(bind, p));
+      BenchServer target = new BenchServer(transport, spin, System.err);
+      if (parentWatch) {
+        watchParent(System.in, target);
+      }
+      return target.serve(socket, System.out);
+    }
+  }
+
+  /** The parent that started this target holds its stdin: end of input means it is gone. */
+  private static void watchParent(InputStream in, BenchServer target) {
+    Thread.ofPlatform()
+        .daemon()
+        .name("fiucx-bench-parent-watch")
+        .start(
+            () -> {
+              try {
+                while (in.read() >= 0) {
+                  // nothing is sent; only the end matters
+                }
+              } catch (IOException e) {
+                // a broken pipe ends the watch as well
+              }
+              target.stopAndWait();
+            });
+  }
+
+  private static void positive(String name, long v) {
+    if (v <= 0) {
+      throw new BenchUsageException(name + " must be at least 1: " + v);
+    }
+  }
+
+  private static int parsePort(String s) {
+    try {
+      int p = Integer.parseInt(s);
+      return p > 0 && p <= 65535 ? p : -1;
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+}

@@ -1,0 +1,86 @@
+package dev.fiucx.perf.bench;
+
+import dev.fiucx.AtomicFamily;
+import dev.fiucx.DomainAttr;
+import dev.fiucx.FiDatatype;
+import dev.fiucx.FiOp;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * What one measured run does, checked: the cell, elements per call, window, how long, how many
+ * threads, and how the initiator's domain opens.
+ *
+ * @param iterations calls per thread; ignored when {@code duration} is set
+ * @param warmup untimed calls per thread before the measurement
+ * @param duration run for this long instead of {@code iterations}, or null
+ * @param transport {@code shm}, {@code tcp} or a UCX_TLS list, as the domain takes it
+ * @param directPath {@code "on"}, {@code "off"}, or null to leave the provider's default
+ */
+record BenchConfig(
+    AtomicFamily family,
+    FiOp op,
+    FiDatatype datatype,
+    int count,
+    int window,
+    long iterations,
+    long warmup,
+    int threads,
+    String transport,
+    DomainAttr.Progress progress,
+    Duration duration,
+    String directPath) {
+
+  /** The domain option that turns the mapped direct path on or off. */
+  static final String DIRECT_PATH_OPTION = "direct_path";
+
+  /** The same run with another window (the window sweep). */
+  BenchConfig withWindow(int w) {
+    return new BenchConfig(
+        family,
+        op,
+        datatype,
+        count,
+        w,
+        iterations,
+        warmup,
+        threads,
+        transport,
+        progress,
+        duration,
+        directPath);
+  }
+
+  /** The initiator's domain attributes: transport, progress, and the direct-path option if set. */
+  DomainAttr domainAttr() {
+    Map<String, String> options = new LinkedHashMap<>();
+    if (directPath != null) {
+      options.put(DIRECT_PATH_OPTION, directPath);
+    }
+    return new DomainAttr(transport, progress, false, options);
+  }
+
+  /** Bytes of one call's elements. */
+  long callBytes() {
+    return (long) count * datatype.size();
+  }
+
+  /**
+   * Bytes between two threads' elements: a call's bytes rounded up to 64, so no two threads share a
+   * cache line (or a 4-byte CAS word) at the target.
+   */
+  long threadStride() {
+    return (callBytes() + 63) & ~63L;
+  }
+
+  /** The target region this run needs. */
+  long regionBytes() {
+    return threadStride() * threads;
+  }
+
+  /** A short name of the cell: {@code fetch FI_SUM FI_UINT64}. */
+  String cellLabel() {
+    return family.label() + " " + op.fiName() + " " + datatype.fiName();
+  }
+}

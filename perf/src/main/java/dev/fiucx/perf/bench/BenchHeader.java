@@ -1,0 +1,59 @@
+package dev.fiucx.perf.bench;
+
+import java.io.PrintStream;
+import java.util.Locale;
+
+/** The lines bench prints before it measures: what runs, against what, on what. */
+final class BenchHeader {
+  private BenchHeader() {}
+
+  static void print(PrintStream out, BenchConfig cfg, RunFacts facts) {
+    String length =
+        cfg.duration() == null
+            ? String.format(Locale.ROOT, "%,d calls", cfg.iterations())
+            : "for " + cfg.duration().toMillis() / 1e3 + " s";
+    out.printf(
+        "fiucx bench: %s, %d element%s per call, window %d, %d thread%s, %s per thread after %,d"
+            + " to warm up%n",
+        cfg.cellLabel(),
+        cfg.count(),
+        cfg.count() == 1 ? "" : "s",
+        cfg.window(),
+        cfg.threads(),
+        cfg.threads() == 1 ? "" : "s",
+        length,
+        cfg.warmup());
+    out.printf(
+        "  %-10s %s%s%n",
+        "target", facts.target(), facts.targetStarted() ? " (a process bench started)" : "");
+    out.printf(
+        "  %-10s %s (queryAtomic: count %d, size %d%s)%n",
+        "mechanism",
+        facts.mechanismWord(),
+        facts.attr().count(),
+        facts.attr().size(),
+        facts.attr().reason() == null || facts.attr().reason().isEmpty()
+            ? ""
+            : "; " + facts.attr().reason());
+    out.printf("  %-10s %s%n", "path", facts.path());
+    out.printf(
+        "  %-10s %s, UCX_TLS %s, atomic mode %s, progress %s%s%n",
+        "ucx",
+        facts.ucxVersion(),
+        facts.ucxTls(),
+        facts.domain().getOrDefault("ucx.atomic_mode", "?"),
+        cfg.progress().name().toLowerCase(Locale.ROOT),
+        cfg.directPath() == null ? "" : ", direct_path " + cfg.directPath());
+    // one line per lane: UCX describes each with its transport, device and what it carries
+    facts.lanes().values().stream()
+        .flatMap(v -> java.util.Arrays.stream(v.split(";\\s*")))
+        .forEach(lane -> out.printf("  %-10s %s%n", "lane", lane));
+    out.printf(
+        "  %-10s %s, %s cores, %s, %s%n",
+        "machine",
+        facts.machine().get("host"),
+        facts.machine().get("cores"),
+        facts.machine().get("os"),
+        facts.machine().get("jdk"));
+  }
+}

@@ -1,0 +1,236 @@
+package dev.fiucx.perf.bench;
+
+import dev.fiucx.AddressVector;
+import dev.fiucx.CompletionQueue;
+import dev.fiucx.Domain;
+import dev.fiucx.DomainAttr;
+import dev.fiucx.Endpoint;
+import dev.fiucx.Fabric;
+import dev.fiucx.FiErrno;
+import dev.fiucx.FiFlags;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.lang.foreign.Arena;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BrokenBarrierException;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.atomic.AtomicLong;
+import org.HdrHistogram.Histogram;
+
+/**
+ * The initiator side of bench: per thread an endpoint and a completion queue of its own, all
+ * connected to one target, kept open across runs (rounds and window sweeps reuse them). Under
+ * automatic progress the threads share one thread-safe domain; under manual progress each thread
+ * opens its own domain, because a manual domain's UCX worker is single-threaded and a CQ read
+ * progresses the whole domain.
+ */
+final class BenchInitiator implements AutoCloseable {
+  private final BenchConfig base;
+  private final List<Domain> domains = new ArrayList<>();
+  private final Endpoint[] endpoints;
+  private final CompletionQueue[] queues;
+  private final long[] peers;
+  private final List<AddressVector> vectors = new ArrayList<>();
+  private final int[] domainOf;
+
+  /**
+   * Call buffers live as long as the domains: a progress thread writes fetched values into them,
+   * and a run that stops on an error may leave calls in flight.
+   */
+  private final Arena buffers = Arena.ofShared();
+
+  /**
+   * Opens the domains, endpoints and queues; {@link #connect} then points them at a target.
+   *
+   * @param maxWindow the largest window any run will use: each completion queue holds that many
+   */
+  BenchInitiator(BenchConfig cfg, int maxWindow) {
+    this.base = cfg;
+    int threads = cfg.threads();
+    endpoints = new Endpoint[threads];
+    queues = new CompletionQueue[threads];
+    peers = new long[threads];
+    domainOf = new int[threads];
+    boolean shared = cfg.progress() == DomainAttr.Progress.AUTO;
+    try {
+      for (int t = 0; t < threads; t++) {
+        if (t == 0 || !shared) {
+          Domain d = Fabric.openDomain("ucx", cfg.domainAttr());
+          domains.add(d);
+          vectors.add(d.openAddressVector());
+        }
+        Domain d = domains.getLast();
+        queues[t] = d.openCompletionQueue(Math.max(maxWindow, 16));
+        endpoints[t] = d.openEndpoint();
+        endpoints[t].bind(vectors.getLast());
+        endpoints[t].bind(queues[t], FiFlags.TRANSMIT);
+        endpoints[t].enable();
+        domainOf[t] = domains.size() - 1;
+      }
+    } catch (RuntimeException e) {
+      close();
+      throw e;
+    }
+  }
+
+  /** Inserts the target's address into every domain's address vector. */
+  void connect(byte[] targetAddress) {
+    long[] byDomain = new long[vectors.size()];
+    for (int i = 0; i < vectors.size(); i++) {
+      byDomain[i] = vectors.get(i).insert(targetAddress);
+    }
+    for (int t = 0; t < peers.length; t++) {
+      peers[t] = byDomain[domainOf[t]];
+    }
+  }
+
+  /** The first thread's domain: its facts stand for all. */
+  Domain domain() {
+    return domains.getFirst();
+  }
+
+  Endpoint endpoint(int thread) {
+    return endpoints[thread];
+  }
+
+  long peer(int thread) {
+    return peers[thread];
+  }
+
+  /**
+   * One measured run of {@code cfg} (this initiator's cell and threads; its window may differ): the
+   * target's region is zeroed, the target progresses, every thread warms up, then all measure
+   * together; afterwards the target's bytes are checked.
+   */
+  BenchResult run(BenchConfig cfg, TargetLink link, PrintStream progressOut) throws IOException {
+    if (cfg.threads() != base.threads()) {
+      throw new IllegalArgumentException("a run has the initiator's threads");
+    }
+    int threads = cfg.threads();
+    AtomicLong[] counters = new AtomicLong[threads];
+    for (int t = 0; t < threads; t++) {
+      counters[t] = new AtomicLong();
+    }
+    ThreadRun[] runs = new ThreadRun[threads];
+    ProgressLine[] progress = new ProgressLine[1];
+    CyclicBarrier measureTogether =
+        new CyclicBarrier(
+            threads,
+            () -> {
+              for (AtomicLong c : counters) {
+                c.set(0);
+              }
+              progress[0] = new ProgressLine(counters, progressOut, "bench");
+            });
+    link.zero();
+    link.start();
+    List<Thread> workers = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      runs[t] = new ThreadRun(t, cfg, link.key(), counters[t], measureTogether);
+      workers.add(Thread.ofPlatform().name("fiucx-bench-" + t).start(runs[t]));
+    }
+    try {
+      for (Thread w : workers) {
+        w.join();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while the run was on", e);
+    } finally {
+      if (progress[0] != null) {
+        progress[0].close();
+      }
+    }
+    byte[] region = link.stop();
+    return collect(cfg, runs, region);
+  }
+
+  private static BenchResult collect(BenchConfig cfg, ThreadRun[] runs, byte[] region) {
+    int threads = runs.length;
+    long[] ops = new long[threads];
+    long[] calls = new long[threads];
+    Histogram all = new Histogram(1, MeasuringLoop.HIGHEST_NANOS, 3);
+    long start = Long.MAX_VALUE;
+    long end = Long.MIN_VALUE;
+    int error = 0;
+    for (int t = 0; t < threads; t++) {
+      ThreadRun r = runs[t];
+      ops[t] = r.measured;
+      calls[t] = r.warmedUp + r.measured;
+      all.add(r.loop.histogram());
+      start = Math.min(start, r.loop.startNanos());
+      end = Math.max(end, r.loop.endNanos());
+      if (error == 0) {
+        error = r.rc;
+      }
+    }
+    TargetCheck check =
+        error == 0
+            ? TargetCheck.of(cfg, region, calls)
+            : new TargetCheck(false, false, "not checked: a thread failed");
+    return new BenchResult(cfg, ops, calls, (end - start) / 1e9, all, error, check);
+  }
+
+  /** One thread of a run: its buffers, its loop, its warm-up and its measurement. */
+  private final class ThreadRun implements Runnable {
+    final int thread;
+    final BenchConfig cfg;
+    final long key;
+    final AtomicLong counter;
+    final CyclicBarrier measureTogether;
+    MeasuringLoop loop;
+    long warmedUp;
+    long measured;
+    int rc;
+
+    ThreadRun(
+        int thread, BenchConfig cfg, long key, AtomicLong counter, CyclicBarrier measureTogether) {
+      this.thread = thread;
+      this.cfg = cfg;
+      this.key = key;
+      this.counter = counter;
+      this.measureTogether = measureTogether;
+    }
+
+    @Override
+    public void run() {
+      CallPoster poster =
+          new CallPoster(
+              endpoints[thread],
+              cfg,
+              peers[thread],
+              thread * cfg.threadStride(),
+              key,
+              cfg.window(),
+              buffers);
+      loop = new MeasuringLoop(poster, queues[thread], cfg.window(), counter);
+      rc = loop.run(cfg.warmup(), 0, false);
+      warmedUp = loop.completed();
+      try {
+        measureTogether.await();
+      } catch (InterruptedException | BrokenBarrierException e) {
+        rc = rc == 0 ? -FiErrno.EINTR : rc;
+        return;
+      }
+      if (rc == 0) {
+        long deadline = cfg.duration() == null ? 0 : System.nanoTime() + cfg.duration().toNanos();
+        rc = loop.run(cfg.iterations(), deadline, true);
+        measured = loop.completed();
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    for (Endpoint ep : endpoints) {
+      if (ep != null) {
+        ep.close();
+      }
+    }
+    for (Domain d : domains) {
+      d.close();
+    }
+    buffers.close();
+  }
+}

@@ -1,0 +1,230 @@
+package dev.fiucx.perf.bench;
+
+import dev.fiucx.AtomicAttr;
+import dev.fiucx.FiErrno;
+import dev.fiucx.FiException;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One invocation of bench on the initiator side: opens the initiator, checks the cell, reaches the
+ * target (started here or given), runs what was asked (one run, a window sweep, or rounds against
+ * ucx_perftest), prints the table and writes the files. Returns the exit status: 0, or 1 when a
+ * call failed or the target held a wrong value; bad requests throw {@link BenchUsageException}.
+ */
+final class BenchSession {
+  private final BenchConfig cfg;
+  private final BenchOutputs outputs;
+  private final PrintStream human;
+  private final PrintStream err;
+
+  /**
+   * @param stdout where the CSV goes, and the header and table unless there is CSV
+   * @param stderr progress lines, diagnostics (and the table under {@code --csv})
+   */
+  BenchSession(BenchConfig cfg, BenchOutputs outputs, PrintStream stdout, PrintStream stderr) {
+    this.cfg = cfg;
+    this.outputs = outputs;
+    this.human = outputs.csv() ? stderr : stdout;
+    this.err = stderr;
+  }
+
+  /**
+   * @param host the target's bootstrap host, or null to start a target process here
+   */
+  int run(String host, int port, PrintStream stdout) throws IOException {
+    List<Integer> windows = windows();
+    try (BenchInitiator initiator =
+        new BenchInitiator(cfg, windows.stream().max(Integer::compare).orElseThrow())) {
+      AtomicAttr attr = checkedCell(initiator);
+      ServerProcess started =
+          host == null ? new ServerProcess(cfg.transport(), List.of(), err) : null;
+      try (started;
+          TargetLink link =
+              new TargetLink(
+                  started != null ? started.host() : host,
+                  started != null ? started.port() : port,
+                  cfg.regionBytes())) {
+        initiator.connect(link.address());
+        String target =
+            (started != null ? started.host() : host)
+                + ":"
+                + (started != null ? started.port() : port);
+        String path = AtomicPathProbe.path(initiator.endpoint(0), initiator.peer(0), link.key());
+        RunFacts facts =
+            new RunFacts(
+                target,
+                started != null,
+                attr,
+                path,
+                initiator.domain().describe(),
+                MachineFacts.collect());
+        BenchHeader.print(human, cfg, facts);
+        return measure(initiator, link, facts, windows, stdout);
+      }
+    }
+  }
+
+  private int measure(
+      BenchInitiator initiator,
+      TargetLink link,
+      RunFacts facts,
+      List<Integer> windows,
+      PrintStream stdout)
+      throws IOException {
+    List<BenchResult> results = new ArrayList<>();
+    PerftestComparison vs = null;
+    if (outputs.vsPerftest()) {
+      vs = compare(initiator, link, facts);
+      vs.rounds().forEach(r -> results.add(r.fiucx()));
+    } else {
+      for (int w : windows) {
+        BenchResult r = initiator.run(cfg.withWindow(w), link, err);
+        results.add(r);
+        if (r.error() != 0) {
+          break;
+        }
+      }
+    }
+    // the facts again: lanes a peer chose on first use show up now
+    facts =
+        new RunFacts(
+            facts.target(),
+            facts.targetStarted(),
+            facts.attr(),
+            facts.path(),
+            initiator.domain().describe(),
+            facts.machine());
+    BenchResult main = results.getLast();
+    printTable(results);
+    if (vs != null) {
+      vs.print(human);
+    }
+    if (outputs.csv()) {
+      CsvLine.header(stdout);
+      CsvLine.row(stdout, facts, main);
+    }
+    writeFiles(facts, main, outputs.sweepWindow() ? results : null, vs);
+    return verdict(main);
+  }
+
+  private void printTable(List<BenchResult> results) {
+    human.println();
+    boolean mixed = results.stream().map(r -> r.config().window() == 1).distinct().count() > 1;
+    ResultTable.header(
+        human,
+        mixed ? "round trip at window 1, per op above" : results.getFirst().latency().kind());
+    for (int i = 0; i < results.size(); i++) {
+      String stage =
+          outputs.vsPerftest() ? "round " + (i + 1) : i == results.size() - 1 ? "Final:" : "";
+      ResultTable.row(human, stage, results.get(i));
+    }
+    ResultTable.footer(human);
+    BenchResult last = results.getLast();
+    human.println("target check: " + last.check().detail());
+  }
+
+  private int verdict(BenchResult main) {
+    if (main.error() != 0) {
+      err.println(
+          "fiucx bench: a call failed with -"
+              + FiErrno.errorString(-main.error())
+              + " ("
+              + main.error()
+              + ")");
+      return 1;
+    }
+    if (!main.check().ok()) {
+      err.println("fiucx bench: the target holds a wrong value: " + main.check().detail());
+      return 1;
+    }
+    return 0;
+  }
+
+  private PerftestComparison compare(BenchInitiator initiator, TargetLink link, RunFacts facts)
+      throws IOException {
+    PerftestMatch match = PerftestMatch.of(cfg.family(), cfg.op(), cfg.datatype());
+    PerftestRunner perftest = new PerftestRunner(PerftestRunner.find(), facts.ucxTls(), err);
+    List<PerftestComparison.Round> rounds = new ArrayList<>();
+    long iterations = cfg.iterations();
+    for (int i = 1; i <= outputs.rounds(); i++) {
+      err.printf("round %d of %d: fiucx%n", i, outputs.rounds());
+      BenchResult f = initiator.run(cfg, link, err);
+      if (f.error() != 0 || !f.check().ok()) {
+        throw new FiException(
+            f.error() != 0 ? f.error() : -FiErrno.EIO,
+            "fiucx round " + i + " failed: " + f.check().detail());
+      }
+      if (cfg.duration() != null && i == 1) {
+        iterations = Math.max(1, f.ops()); // ucx_perftest counts iterations, not time
+      }
+      err.printf("round %d of %d: ucx_perftest -t %s%n", i, outputs.rounds(), match.test());
+      PerftestResult p = perftest.run(match, iterations, cfg.warmup(), cfg.window());
+      rounds.add(new PerftestComparison.Round(i, f, p));
+    }
+    return new PerftestComparison(match, perftest.ucxTls(), cfg.window(), iterations, rounds);
+  }
+
+  private void writeFiles(
+      RunFacts facts, BenchResult main, List<BenchResult> sweep, PerftestComparison vs)
+      throws IOException {
+    if (outputs.json() != null) {
+      JsonReport.write(outputs.json(), cfg, facts, main, sweep, vs);
+    }
+    if (outputs.hgrm() != null) {
+      try (PrintStream out =
+          new PrintStream(Files.newOutputStream(outputs.hgrm()), true, "UTF-8")) {
+        // values are nanoseconds; HdrHistogram's tools expect the unit of the plot: microseconds
+        main.histogram().outputPercentileDistribution(out, 1000.0);
+      }
+    }
+    if (outputs.plot() != null) {
+      String title = cfg.cellLabel() + " over " + cfg.transport() + ", " + facts.mechanismWord();
+      if (sweep != null) {
+        PlotWriter.rateAgainstWindow(outputs.plot(), sweep, title);
+      } else {
+        PlotWriter.percentiles(
+            outputs.plot(),
+            main.histogram(),
+            title + ", window " + cfg.window(),
+            main.latency().kind());
+      }
+    }
+  }
+
+  /** The windows to run: the one asked, or 1, 2, 4, ... up to it for a sweep. */
+  private List<Integer> windows() {
+    List<Integer> w = new ArrayList<>();
+    if (outputs.sweepWindow()) {
+      for (int x = 1; x < cfg.window(); x *= 2) {
+        w.add(x);
+      }
+    }
+    w.add(cfg.window());
+    return w;
+  }
+
+  /** The cell as the initiator's domain answers it; an invalid cell or count is a usage error. */
+  private AtomicAttr checkedCell(BenchInitiator initiator) {
+    AtomicAttr attr;
+    try {
+      attr = initiator.domain().queryAtomic(cfg.datatype(), cfg.op(), cfg.family().queryFlag());
+    } catch (FiException e) {
+      throw new BenchUsageException(
+          cfg.cellLabel() + " is not an atomic this provider carries out (" + e.getMessage() + ")");
+    }
+    if (cfg.count() > attr.count()) {
+      throw new BenchUsageException(
+          "--count "
+              + cfg.count()
+              + " is more than "
+              + cfg.cellLabel()
+              + " takes: "
+              + attr.count());
+    }
+    return attr;
+  }
+}

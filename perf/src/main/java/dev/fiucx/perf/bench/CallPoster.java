@@ -1,0 +1,90 @@
+package dev.fiucx.perf.bench;
+
+import dev.fiucx.AtomicFamily;
+import dev.fiucx.Endpoint;
+import dev.fiucx.FiDatatype;
+import dev.fiucx.FiOp;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One thread's calls of one cell: the family's plain call ({@code fi_atomic}, {@code
+ * fi_fetch_atomic}, {@code fi_compare_atomic}) on its own elements of the target, with buffers made
+ * once. The operand and compare never change, so every call in flight shares them; each window slot
+ * has its own result buffer, which a fetching call writes when it completes.
+ */
+final class CallPoster {
+  private final Endpoint ep;
+  private final AtomicFamily family;
+  private final FiOp op;
+  private final FiDatatype datatype;
+  private final long count;
+  private final long peer;
+  private final long addr;
+  private final long key;
+  private final MemorySegment operand;
+  private final MemorySegment compare;
+  private final MemorySegment[] results;
+
+  /**
+   * @param addr the byte offset of this thread's first element in the target region
+   * @param slots the window: how many calls may be in flight, each with its own result buffer
+   */
+  CallPoster(Endpoint ep, BenchConfig cfg, long peer, long addr, long key, int slots, Arena arena) {
+    this.ep = ep;
+    this.family = cfg.family();
+    this.op = cfg.op();
+    this.datatype = cfg.datatype();
+    this.count = cfg.count();
+    this.peer = peer;
+    this.addr = addr;
+    this.key = key;
+    long bytes = cfg.callBytes();
+    this.operand = repeated(arena, Operands.one(datatype), cfg.count());
+    this.compare = repeated(arena, Operands.zero(datatype), cfg.count());
+    this.results = new MemorySegment[slots];
+    MemorySegment all = arena.allocate(bytes * slots, 64);
+    for (int i = 0; i < slots; i++) {
+      results[i] = all.asSlice(i * bytes, bytes);
+    }
+  }
+
+  private static MemorySegment repeated(Arena arena, byte[] element, int count) {
+    MemorySegment s = arena.allocate((long) element.length * count, 64);
+    for (int i = 0; i < count; i++) {
+      MemorySegment.copy(
+          element,
+          0,
+          s,
+          java.lang.foreign.ValueLayout.JAVA_BYTE,
+          i * (long) element.length,
+          element.length);
+    }
+    return s;
+  }
+
+  /** Posts one call into window slot {@code slot}; 0 or a negative fi_errno, never throws. */
+  int post(int slot, Object context) {
+    return switch (family) {
+      case BASE -> ep.atomic(operand, count, null, peer, addr, key, datatype, op, context);
+      case FETCH ->
+          ep.fetchAtomic(
+              operand, count, null, results[slot], null, peer, addr, key, datatype, op, context);
+      case COMPARE ->
+          ep.compareAtomic(
+              operand,
+              count,
+              null,
+              compare,
+              null,
+              results[slot],
+              null,
+              peer,
+              addr,
+              key,
+              datatype,
+              op,
+              context);
+    };
+  }
+}

@@ -1,0 +1,155 @@
+package dev.fiucx.perf.bench;
+
+import dev.fiucx.CompletionQueue;
+import dev.fiucx.CqEntry;
+import dev.fiucx.CqErrEntry;
+import dev.fiucx.FiErrno;
+import java.util.concurrent.atomic.AtomicLong;
+import org.HdrHistogram.Histogram;
+
+/**
+ * One thread's measuring loop: keeps up to a window of calls in flight (posting until the window is
+ * full or the endpoint says -FI_EAGAIN), reads the completion queue in batches, and records one
+ * time per completed call. It allocates nothing per call: slots, contexts, CQ entries and the
+ * histogram exist before it starts, and errors come back as negative fi_errno values.
+ *
+ * <p>What a sample is: the time from the previous completion (or the start) to this batch of
+ * completions, divided among the batch. With a window of 1 that is the round trip of one call, post
+ * to completion (the loop's own few instructions included, as in ucx_perftest, which also reads its
+ * clock once per iteration); with a larger window it is the time per call, whose mean is the
+ * inverse of the thread's rate. One clock read per batch keeps the clock out of the figures.
+ */
+final class MeasuringLoop {
+  /** Longest sample the histogram holds (longer ones are recorded as this): one minute. */
+  static final long HIGHEST_NANOS = 60_000_000_000L;
+
+  /** The context of each window slot: its index, so a completion frees its slot. */
+  private static final class Slot {
+    final int index;
+
+    Slot(int index) {
+      this.index = index;
+    }
+  }
+
+  private final CallPoster poster;
+  private final CompletionQueue cq;
+  private final int window;
+  private final Slot[] slots;
+  private final int[] free;
+  private final CqEntry[] entries;
+  private final CqErrEntry error = new CqErrEntry();
+  private final Histogram histogram = new Histogram(1, HIGHEST_NANOS, 3);
+  private final AtomicLong completedSoFar;
+
+  private long completed;
+  private long startNanos;
+  private long endNanos;
+
+  /**
+   * @param completedSoFar where the loop publishes its completed calls for the progress line
+   */
+  MeasuringLoop(CallPoster poster, CompletionQueue cq, int window, AtomicLong completedSoFar) {
+    this.poster = poster;
+    this.cq = cq;
+    this.window = window;
+    this.slots = new Slot[window];
+    this.free = new int[window];
+    for (int i = 0; i < window; i++) {
+      slots[i] = new Slot(i);
+    }
+    this.entries = new CqEntry[Math.min(window, 256)];
+    for (int i = 0; i < entries.length; i++) {
+      entries[i] = new CqEntry();
+    }
+    this.completedSoFar = completedSoFar;
+  }
+
+  /**
+   * Runs {@code calls} calls, or until {@code deadlineNanos} (a {@link System#nanoTime} value) when
+   * it is not 0, then waits for those in flight. Records samples only when {@code record}.
+   *
+   * @return 0, or the negative fi_errno of the first call or completion that failed
+   */
+  int run(long calls, long deadlineNanos, boolean record) {
+    boolean timed = deadlineNanos != 0;
+    int top = 0;
+    for (int i = window - 1; i >= 0; i--) {
+      free[top++] = i;
+    }
+    int inFlight = 0;
+    long posted = 0;
+    long done = 0;
+    boolean posting = timed || calls > 0;
+    long start = System.nanoTime();
+    long last = start;
+    while (true) {
+      while (posting && inFlight < window) {
+        int slot = free[--top];
+        int rc = poster.post(slot, slots[slot]);
+        if (rc == -FiErrno.EAGAIN) {
+          top++;
+          break;
+        }
+        if (rc < 0) {
+          return finish(rc, start, done);
+        }
+        inFlight++;
+        posting = timed || ++posted < calls;
+      }
+      if (inFlight == 0 && !posting) {
+        break;
+      }
+      // with nothing in flight (the endpoint said -FI_EAGAIN) the read only progresses
+      int n = cq.read(entries, Math.min(entries.length, Math.max(inFlight, 1)));
+      if (n > 0) {
+        long now = System.nanoTime();
+        for (int i = 0; i < n; i++) {
+          free[top++] = ((Slot) entries[i].opContext).index;
+          entries[i].opContext = null;
+        }
+        if (record) {
+          histogram.recordValueWithCount(Math.min((now - last) / n, HIGHEST_NANOS), n);
+        }
+        last = now;
+        inFlight -= n;
+        done += n;
+        completedSoFar.lazySet(done);
+        if (timed && now - deadlineNanos >= 0) {
+          posting = false;
+        }
+      } else if (n == -FiErrno.EAVAIL) {
+        int rc = cq.readErr(error);
+        return finish(rc < 0 ? rc : -error.err, start, done);
+      } else if (n != -FiErrno.EAGAIN) {
+        return finish(n, start, done);
+      }
+    }
+    return finish(0, start, done);
+  }
+
+  private int finish(int rc, long start, long done) {
+    startNanos = start;
+    endNanos = System.nanoTime();
+    completed = done;
+    return rc;
+  }
+
+  /** Calls completed in the last run. */
+  long completed() {
+    return completed;
+  }
+
+  long startNanos() {
+    return startNanos;
+  }
+
+  long endNanos() {
+    return endNanos;
+  }
+
+  /** Every sample of the runs that recorded. */
+  Histogram histogram() {
+    return histogram;
+  }
+}

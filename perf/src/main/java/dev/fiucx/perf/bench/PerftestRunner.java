@@ -1,0 +1,188 @@
+package dev.fiucx.perf.bench;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs one ucx_perftest test as its two processes on this host: the server {@code ucx_perftest -p
+ * PORT}, then the client {@code ucx_perftest localhost -p PORT -t TEST -s SIZE -n N -w W -O
+ * WINDOW}, both with the same UCX_TLS (and UCX_LOG_FILE=stderr, so stdout holds only its table),
+ * and reads the client's final line.
+ */
+public final class PerftestRunner {
+  public static final String EXECUTABLE = "ucx_perftest";
+  private static final long START_TIMEOUT_SECONDS = 15;
+  private static final long RUN_TIMEOUT_SECONDS = 600;
+
+  private final Path executable;
+  private final String ucxTls;
+  private final PrintStream log;
+
+  /**
+   * @param ucxTls the UCX_TLS both processes get: the list fiucx's domain uses
+   */
+  public PerftestRunner(Path executable, String ucxTls, PrintStream log) {
+    this.executable = executable;
+    this.ucxTls = ucxTls;
+    this.log = log;
+  }
+
+  /** ucx_perftest on the PATH, or null. */
+  public static Path find() {
+    return find(System.getenv("PATH"));
+  }
+
+  /** ucx_perftest in one of {@code path}'s directories, or null. */
+  static Path find(String path) {
+    if (path == null) {
+      return null;
+    }
+    for (String dir : path.split(File.pathSeparator)) {
+      Path p = Path.of(dir.isEmpty() ? "." : dir, EXECUTABLE);
+      if (Files.isRegularFile(p) && Files.isExecutable(p)) {
+        return p;
+      }
+    }
+    return null;
+  }
+
+  String ucxTls() {
+    return ucxTls;
+  }
+
+  /** The client's command line for {@code match} (for the report). */
+  List<String> clientCommand(PerftestMatch match, int port, long iterations, long warmup, int w) {
+    return List.of(
+        executable.toString(),
+        "localhost",
+        "-p",
+        Integer.toString(port),
+        "-t",
+        match.test(),
+        "-s",
+        Integer.toString(match.size()),
+        "-n",
+        Long.toString(iterations),
+        "-w",
+        Long.toString(warmup),
+        "-O",
+        Integer.toString(w));
+  }
+
+  public PerftestResult run(PerftestMatch match, long iterations, long warmup, int window)
+      throws IOException {
+    int port = freePort();
+    Process server = start(List.of(executable.toString(), "-p", Integer.toString(port)));
+    try {
+      List<String> serverOut = Collections.synchronizedList(new ArrayList<>());
+      collect(server, serverOut);
+      awaitListening(server, port);
+      Process client = start(clientCommand(match, port, iterations, warmup, window));
+      List<String> clientOut = Collections.synchronizedList(new ArrayList<>());
+      CountDownLatch ended = collect(client, clientOut);
+      if (!client.waitFor(RUN_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+        client.destroyForcibly();
+        throw new IOException("ucx_perftest did not finish within " + RUN_TIMEOUT_SECONDS + " s");
+      }
+      ended.await(5, TimeUnit.SECONDS);
+      if (client.exitValue() != 0) {
+        throw new IOException(
+            "ucx_perftest exited with "
+                + client.exitValue()
+                + ": "
+                + String.join(" | ", clientOut));
+      }
+      server.waitFor(10, TimeUnit.SECONDS);
+      return PerftestResult.parse(List.copyOf(clientOut));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while ucx_perftest ran", e);
+    } finally {
+      if (server.isAlive()) {
+        server.destroy();
+      }
+    }
+  }
+
+  /**
+   * Waits until the server listens on {@code port}. Its "Waiting for connection" line cannot tell:
+   * stdout into a pipe is block-buffered and arrives only when it exits. Knocking on the port would
+   * use up the one connection it accepts, so the kernel's socket table tells instead.
+   */
+  private static void awaitListening(Process server, int port)
+      throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(START_TIMEOUT_SECONDS);
+    List<Path> tables = List.of(Path.of("/proc/net/tcp"), Path.of("/proc/net/tcp6"));
+    if (tables.stream().noneMatch(Files::isReadable)) {
+      Thread.sleep(1000); // no socket table to read (not Linux): give it a second
+      return;
+    }
+    String local = String.format(":%04X ", port);
+    while (System.nanoTime() - deadline < 0) {
+      if (!server.isAlive()) {
+        throw new IOException("the ucx_perftest server exited with " + server.exitValue());
+      }
+      for (Path t : tables) {
+        if (Files.isReadable(t)
+            && Files.readAllLines(t).stream()
+                .map(String::trim)
+                // "sl local_address rem_address st ...": state 0A is LISTEN
+                .map(l -> l.split("\\s+"))
+                .anyMatch(w -> w.length > 3 && (w[1] + " ").endsWith(local) && w[3].equals("0A"))) {
+          return;
+        }
+      }
+      Thread.sleep(20);
+    }
+    throw new IOException("the ucx_perftest server did not listen on port " + port);
+  }
+
+  private Process start(List<String> cmd) throws IOException {
+    ProcessBuilder b = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT);
+    b.environment().put("UCX_TLS", ucxTls);
+    b.environment().put("UCX_LOG_FILE", "stderr");
+    return b.start();
+  }
+
+  /** Reads a process's stdout into {@code lines} on a thread of its own; the latch: its end. */
+  private CountDownLatch collect(Process p, List<String> lines) {
+    CountDownLatch ended = new CountDownLatch(1);
+    Thread.ofPlatform()
+        .daemon()
+        .name("ucx_perftest-output")
+        .start(
+            () -> {
+              try (BufferedReader r =
+                  new BufferedReader(
+                      new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                String l;
+                while ((l = r.readLine()) != null) {
+                  lines.add(l);
+                }
+              } catch (IOException e) {
+                log.println("ucx_perftest output: " + e.getMessage());
+              } finally {
+                ended.countDown();
+              }
+            });
+    return ended;
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+}

@@ -1,0 +1,50 @@
+package dev.fiucx.perf.bench;
+
+import dev.fiucx.AtomicAttr;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * What a run ran against, gathered once the initiator is connected: the target, how the cell is
+ * carried out, the domain's facts (UCX version, transports, lanes per peer) and the machine.
+ *
+ * @param target {@code host:port} of the bench target
+ * @param targetStarted true when bench started the target itself
+ * @param attr the cell as {@code queryAtomic} answers it
+ * @param path the path the calls take ({@link AtomicPathProbe})
+ * @param domain {@code Domain.describe()} of the (first) initiator domain, after connecting
+ */
+record RunFacts(
+    String target,
+    boolean targetStarted,
+    AtomicAttr attr,
+    String path,
+    Map<String, String> domain,
+    Map<String, String> machine) {
+
+  /** The mechanism as {@code info} prints it: native, cas_loop, remote_lock. */
+  String mechanismWord() {
+    return attr.mechanism().name().toLowerCase(Locale.ROOT);
+  }
+
+  /** The lanes UCX chose per connected peer: {@code ucx.peer.N.lanes} of the domain. */
+  Map<String, String> lanes() {
+    Map<String, String> lanes = new LinkedHashMap<>();
+    domain.forEach(
+        (k, v) -> {
+          if (k.startsWith("ucx.peer.") && k.endsWith(".lanes")) {
+            lanes.put(k, v);
+          }
+        });
+    return lanes;
+  }
+
+  String ucxVersion() {
+    return domain.getOrDefault("ucx.version", "unknown");
+  }
+
+  String ucxTls() {
+    return domain.getOrDefault("ucx.tls", "unknown");
+  }
+}
