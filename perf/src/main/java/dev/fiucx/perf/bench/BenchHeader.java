@@ -35,7 +35,13 @@ final class BenchHeader {
         facts.attr().reason() == null || facts.attr().reason().isEmpty()
             ? ""
             : "; " + facts.attr().reason());
-    out.printf("  %-10s %s%n", "path", facts.path());
+    out.printf(
+        "  %-10s %s (%s)%n",
+        "path",
+        facts.mechanismWord(),
+        facts.path().equals("mapped")
+            ? "mapped: CPU atomics on the target's region, mapped into this process"
+            : facts.path() + ": every atomic through UCX");
     out.printf(
         "  %-10s %s, UCX_TLS %s, atomic mode %s, progress %s%s%n",
         "ucx",

@@ -53,7 +53,10 @@ final class BenchSession {
             (started != null ? started.host() : host)
                 + ":"
                 + (started != null ? started.port() : port);
-        String path = AtomicPathProbe.path(initiator.endpoint(0), initiator.peer(0), link.key());
+        // resolving the key needs the target's progress, which a spinning target gives in a run
+        link.start();
+        String path = initiator.endpoint(0).atomicPath(initiator.peer(0), link.key());
+        link.stop();
         RunFacts facts =
             new RunFacts(
                 target,

@@ -12,7 +12,7 @@ import java.util.Map;
  * @param target {@code host:port} of the bench target
  * @param targetStarted true when bench started the target itself
  * @param attr the cell as {@code queryAtomic} answers it
- * @param path the path the calls take ({@link AtomicPathProbe})
+ * @param path the path the calls take ({@code Endpoint.atomicPath}: {@code mapped} or {@code ucp})
  * @param domain {@code Domain.describe()} of the (first) initiator domain, after connecting
  */
 record RunFacts(

@@ -84,7 +84,7 @@ class BenchRunTest {
     assertEquals("shm", in.get("transport").asText());
     assertTrue(in.get("target_started_by_bench").asBoolean());
     assertEquals("NATIVE", root.get("cell").get("mechanism").asText());
-    assertEquals("unknown", root.get("cell").get("path").asText());
+    assertEquals("mapped", root.get("cell").get("path").asText());
     assertTrue(root.get("machine").get("cores").asInt() >= 1);
     assertFalse(root.get("machine").get("jdk").asText().isEmpty());
     assertEquals("1.13.1", root.get("ucx").get("version").asText());
@@ -138,6 +138,7 @@ class BenchRunTest {
     assertTrue(r.out().contains("Final:"), r.out());
     JsonNode root = json(json);
     assertEquals("tcp", root.get("ucx").get("tls").asText());
+    assertEquals("ucp", root.get("cell").get("path").asText());
     assertEquals("manual", root.get("inputs").get("progress").asText());
     assertTrue(root.get("ucx").get("lanes").toString().contains("tcp"), root.toString());
     assertConsistent(root.get("results"), 2, 200, 1);
