@@ -170,10 +170,10 @@ public final class CompletionRing implements CompletionQueue {
   @Override
   public int read(CqEntry[] entries, int max) {
     int n = drain(entries, 0, max);
-    // a read that finds nothing progresses, and so does every 16th read: when every operation
+    // a read that finds nothing progresses, and so does every 64th read: when every operation
     // completes at once (CPU atomics on a mapped region) the queue is never empty, yet the peer's
     // control messages (a key's revocation) must still be handled
-    if (n == 0 && errors.isEmpty() || (++reads & 15) == 0) {
+    if (n == 0 && errors.isEmpty() || (++reads & 63) == 0) {
       progress.progress();
       n += drain(entries, n, max - n);
     }

@@ -143,20 +143,60 @@ public final class Dispatcher {
   }
 
   /**
-   * Posts the one element of a count-1 call on a NATIVE cell whose buffers and range were checked:
-   * {@link TransportPeer#DONE}, {@link TransportPeer#PENDING} or a negative {@code fi_errno}.
+   * Carries out the one element of a count-1 call whose buffers and range were checked, by its
+   * cell's mechanism: {@link TransportPeer#DONE}, {@link TransportPeer#PENDING} or a negative
+   * {@code fi_errno}.
+   *
+   * @param locks the peer's lock region, resolved (REMOTE_LOCK cells; else ignored, may be null)
+   * @param slot the operation's slot, which a CAS-loop element reports to
+   * @param token the token a native element's transport completion carries
    */
   public int postOne(
       AtomicCell cell,
       TransportPeer peer,
       RemoteRegion region,
       long offset,
+      RemoteRegion locks,
       MemorySegment operand,
       MemorySegment compare,
       MemorySegment result,
+      int slot,
       long token) {
+    boolean fetches = cell.family() != AtomicFamily.BASE;
+    if (cell.mechanism() == Mechanism.REMOTE_LOCK) {
+      if (!remoteLock.reserve(1)) {
+        return -FiErrno.EAGAIN;
+      }
+      return remoteLock.start(
+          cell,
+          peer,
+          region,
+          offset,
+          locks,
+          cell.op() == FiOp.ATOMIC_READ ? null : operand,
+          0,
+          cell.family() == AtomicFamily.COMPARE ? compare : null,
+          0,
+          fetches ? result.address() : 0,
+          slot);
+    }
     int size = cell.size();
     long value = cell.op() == FiOp.ATOMIC_READ ? 0 : ElementSemantics.load(operand, 0, size);
+    if (cell.mechanism() == Mechanism.CAS_LOOP) {
+      if (!casLoop.reserve(1)) {
+        return -FiErrno.EAGAIN;
+      }
+      boolean compares = cell.family() == AtomicFamily.COMPARE;
+      return casLoop.start(
+          cell,
+          peer,
+          region,
+          offset,
+          value,
+          compares ? ElementSemantics.load(compare, 0, size) : 0,
+          cell.family() == AtomicFamily.BASE ? 0 : result.address(),
+          slot);
+    }
     if (cell.family() == AtomicFamily.COMPARE) {
       long expected = ElementSemantics.load(compare, 0, size);
       return peer.postCompareSwap(region, offset, size, expected, value, result.address(), token);

@@ -74,6 +74,10 @@ public final class CasLoop {
   private final ReadyStack ready;
   private final AtomicIntegerArray phases;
   private final AtomicInteger available;
+
+  /** Whether elements may finish on another thread than the poster's (automatic progress). */
+  private final boolean concurrent;
+
   private int cursor;
 
   // one element each
@@ -117,6 +121,7 @@ public final class CasLoop {
     this.ready = new ReadyStack(n);
     this.phases = new AtomicIntegerArray(n);
     this.available = new AtomicInteger(n);
+    this.concurrent = counters.concurrent(); // the domain's thread model
     cells = new AtomicCell[n];
     peers = new TransportPeer[n];
     regions = new RemoteRegion[n];
@@ -149,17 +154,25 @@ public final class CasLoop {
    * or given back with {@link #unreserve}.
    */
   public boolean reserve(long elements) {
-    if (available.get() < elements) {
+    if (available.getPlain() < elements) {
       return false;
     }
-    available.addAndGet((int) -elements);
+    if (concurrent) {
+      available.addAndGet((int) -elements);
+    } else {
+      available.setPlain(available.getPlain() - (int) elements);
+    }
     return true;
   }
 
   /** Gives back reserved room that no element used. */
   public void unreserve(long elements) {
     if (elements > 0) {
-      available.addAndGet((int) elements);
+      if (concurrent) {
+        available.addAndGet((int) elements);
+      } else {
+        available.setPlain(available.getPlain() + (int) elements);
+      }
     }
   }
 
@@ -335,7 +348,11 @@ public final class CasLoop {
     peers[e] = null;
     regions[e] = null;
     phases.setRelease(e, FREE);
-    available.incrementAndGet();
+    if (concurrent) {
+      available.incrementAndGet();
+    } else {
+      available.setPlain(available.getPlain() + 1);
+    }
     if (reported) {
       completions.completed(slot, status);
     }

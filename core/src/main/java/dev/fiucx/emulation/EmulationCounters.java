@@ -6,8 +6,39 @@ import java.util.concurrent.atomic.LongAdder;
  * What the emulation engines did, since the domain opened: plain counters that endpoints add to
  * (from the posting thread and from the progress thread) and a metrics binder reads. Reading is
  * racy by nature (a sum of cells), never blocking.
+ *
+ * <p>Under manual progress one thread at a time drives the domain, so the per-element counts (the
+ * hot ones) are plain fields there, and the read-modify-writes of {@link LongAdder} are kept for
+ * automatic progress, where the posting and the progress thread both finish elements.
  */
 public final class EmulationCounters {
+  private final boolean concurrent;
+  // the per-element counts under manual progress; read racily (opaque) by a metrics binder
+  private long plainCasElements;
+  private long plainCasAttempts;
+  private long plainCasRetries;
+  private long plainSwapsSkipped;
+  private long plainLockElements;
+  private long plainLockWaits;
+  private long plainLockAcquisitions;
+
+  /** Counters that any thread may add to. */
+  public EmulationCounters() {
+    this(true);
+  }
+
+  /**
+   * @param concurrent false when one thread at a time adds (manual progress)
+   */
+  public EmulationCounters(boolean concurrent) {
+    this.concurrent = concurrent;
+  }
+
+  /** Whether elements may finish on several threads at once: the domain's thread model. */
+  boolean concurrent() {
+    return concurrent;
+  }
+
   private final LongAdder casElements = new LongAdder();
   private final LongAdder casAttempts = new LongAdder();
   private final LongAdder casRetries = new LongAdder();
@@ -23,37 +54,37 @@ public final class EmulationCounters {
 
   /** Elements carried out by the CAS loop (finished, successfully or not). */
   public long casElements() {
-    return casElements.sum();
+    return casElements.sum() + plainCasElements;
   }
 
   /** Compare-and-swaps posted. */
   public long casAttempts() {
-    return casAttempts.sum();
+    return casAttempts.sum() + plainCasAttempts;
   }
 
   /** Compare-and-swaps that found another value than the one read: each one cost a retry. */
   public long casRetries() {
-    return casRetries.sum();
+    return casRetries.sum() + plainCasRetries;
   }
 
   /** Elements whose op changed nothing, so no swap was posted after the read. */
   public long swapsSkipped() {
-    return swapsSkipped.sum();
+    return swapsSkipped.sum() + plainSwapsSkipped;
   }
 
   /** Elements carried out under a remote lock (finished, successfully or not). */
   public long lockElements() {
-    return lockElements.sum();
+    return lockElements.sum() + plainLockElements;
   }
 
   /** Remote locks taken (a restarted element takes its lock again). */
   public long lockAcquisitions() {
-    return lockAcquisitions.sum();
+    return lockAcquisitions.sum() + plainLockAcquisitions;
   }
 
   /** Lock elements that found their stripe held at least once and waited. */
   public long lockWaits() {
-    return lockWaits.sum();
+    return lockWaits.sum() + plainLockWaits;
   }
 
   /** Locks this domain's initiators took over from a holder whose lease ran out. */
@@ -85,13 +116,22 @@ public final class EmulationCounters {
   }
 
   void lockAcquired(boolean tookOver) {
-    lockAcquisitions.increment();
+    if (concurrent) {
+      lockAcquisitions.increment();
+    } else {
+      plainLockAcquisitions++;
+    }
     if (tookOver) {
       locksTakenOver.increment();
     }
   }
 
   void lockElement(boolean waited) {
+    if (!concurrent) {
+      plainLockElements++;
+      plainLockWaits += waited ? 1 : 0;
+      return;
+    }
     lockElements.increment();
     if (waited) {
       lockWaits.increment();
@@ -117,6 +157,13 @@ public final class EmulationCounters {
 
   /** One finished element: a few adds, once per element rather than once per step. */
   void element(int attempts, int retries, boolean skipped) {
+    if (!concurrent) {
+      plainCasElements++;
+      plainCasAttempts += attempts;
+      plainCasRetries += retries;
+      plainSwapsSkipped += skipped ? 1 : 0;
+      return;
+    }
     casElements.increment();
     if (attempts != 0) {
       casAttempts.add(attempts);

@@ -57,7 +57,7 @@ public final class EngineDomain implements Domain, TransportCompletions {
   private final Transport transport;
   private final List<NativeSelfTest.Demotion> demotions;
   private final AtomicTable table;
-  private final EmulationCounters emulationCounters = new EmulationCounters();
+  private final EmulationCounters emulationCounters;
   private final ExposedRegion lockRegion;
   private final byte[] address;
   private final int lockOwner;
@@ -97,6 +97,7 @@ public final class EngineDomain implements Domain, TransportCompletions {
     this.providerName = providerName;
     this.attr = attr;
     this.lockLeaseNanos = lockLease(attr) * 1_000_000L;
+    this.emulationCounters = new EmulationCounters(attr.progress() == DomainAttr.Progress.AUTO);
     this.transport = openTransport.apply(this);
     try {
       this.demotions = selfTest.run(transport, (long) SELF_TEST << 32);

@@ -164,7 +164,7 @@ final class EngineEndpoint implements Endpoint {
       FiDatatype datatype,
       FiOp op,
       Object context) {
-    if (count == 1 && isNative(AtomicFamily.BASE, op, datatype)) {
+    if (count == 1 && takesPostOne(AtomicFamily.BASE, op, datatype)) {
       return postOne(
           AtomicFamily.BASE, op, datatype, buf, null, null, destAddr, addr, key, context, 0);
     }
@@ -209,7 +209,7 @@ final class EngineEndpoint implements Endpoint {
       long key,
       FiDatatype datatype,
       FiOp op) {
-    if (count == 1 && isNative(AtomicFamily.BASE, op, datatype)) {
+    if (count == 1 && takesPostOne(AtomicFamily.BASE, op, datatype)) {
       return postOne(
           AtomicFamily.BASE,
           op,
@@ -243,7 +243,7 @@ final class EngineEndpoint implements Endpoint {
       FiDatatype datatype,
       FiOp op,
       Object context) {
-    if (count == 1 && isNative(AtomicFamily.FETCH, op, datatype)) {
+    if (count == 1 && takesPostOne(AtomicFamily.FETCH, op, datatype)) {
       return postOne(
           AtomicFamily.FETCH, op, datatype, buf, null, result, destAddr, addr, key, context, 0);
     }
@@ -305,7 +305,7 @@ final class EngineEndpoint implements Endpoint {
       FiDatatype datatype,
       FiOp op,
       Object context) {
-    if (count == 1 && isNative(AtomicFamily.COMPARE, op, datatype)) {
+    if (count == 1 && takesPostOne(AtomicFamily.COMPARE, op, datatype)) {
       return postOne(
           AtomicFamily.COMPARE,
           op,
@@ -429,17 +429,21 @@ final class EngineEndpoint implements Endpoint {
     return rc;
   }
 
-  /** Whether a cell exists and is carried out by one native atomic: what {@link #postOne} takes. */
-  private boolean isNative(AtomicFamily family, FiOp op, FiDatatype datatype) {
-    return op != null
-        && datatype != null
-        && table.cell(family, op, datatype).mechanism() == dev.fiucx.Mechanism.NATIVE;
+  /**
+   * Whether a cell is carried out (natively, by the CAS loop or under a remote lock): what {@link
+   * #postOne} takes.
+   */
+  private boolean takesPostOne(AtomicFamily family, FiOp op, FiDatatype datatype) {
+    if (op == null || datatype == null) {
+      return false;
+    }
+    return table.cell(family, op, datatype).valid();
   }
 
   /**
-   * The count-1 path of the plain calls and inject on a NATIVE cell: the same checks in the same
+   * The count-1 path of the plain calls and inject on a valid cell: the same checks in the same
    * order as {@link #submit}, on the single buffers directly, with the last region resolved (no
-   * element walks), then one post. Native cells only: the emulations take the general path.
+   * element walks), then one element by its cell's mechanism.
    *
    * @param flags 0 for the plain calls (their default completion flags), or FI_INJECT
    */
@@ -493,6 +497,13 @@ final class EngineEndpoint implements Endpoint {
     if (rc < 0) {
       return rc;
     }
+    RemoteRegion locks = null;
+    if (cell.mechanism() == dev.fiucx.Mechanism.REMOTE_LOCK) {
+      locks = lockRegion(peer, destAddr);
+      if (locks == null) {
+        return lockError;
+      }
+    }
     // the plain calls' default flags ask for a completion unless the CQ was bound selective
     boolean wantCompletion = flags == 0 && !selective;
     if (wantCompletion && cq == null) {
@@ -518,7 +529,16 @@ final class EngineEndpoint implements Endpoint {
     }
     rc =
         dispatcher.postOne(
-            cell, peer, region, offset, buf, compare, result, ((long) index << 32) | slot);
+            cell,
+            peer,
+            region,
+            offset,
+            locks,
+            buf,
+            compare,
+            result,
+            slot,
+            ((long) index << 32) | slot);
     if (rc < 0) {
       pending.cancel(slot);
       return rc;
@@ -528,6 +548,27 @@ final class EngineEndpoint implements Endpoint {
       domain.wakeProgress();
     }
     return 0;
+  }
+
+  /** Why {@link #lockRegion} returned null. */
+  private int lockError;
+
+  /**
+   * The lock region of the peer at {@code destAddr}, resolved once per peer (it lives as long as
+   * its domain); null with {@link #lockError} set when the peer does not answer.
+   */
+  private RemoteRegion lockRegion(TransportPeer peer, long destAddr) {
+    long lockKey = av.lockKey(destAddr);
+    RemoteRegion locks = peer.cached(lockKey);
+    if (locks == null || locks.revoked()) {
+      int rc = peer.resolve(lockKey);
+      if (rc < 0) {
+        lockError = rc;
+        return null;
+      }
+      locks = peer.cached(lockKey);
+    }
+    return locks;
   }
 
   /** The one path every call takes: validate, take a slot, dispatch. */
@@ -593,14 +634,9 @@ final class EngineEndpoint implements Endpoint {
     }
     RemoteRegion locks = null;
     if (cell.mechanism() == dev.fiucx.Mechanism.REMOTE_LOCK) {
-      long lockKey = av.lockKey(destAddr);
-      locks = peer.cached(lockKey);
-      if (locks == null || locks.revoked()) {
-        rc = peer.resolve(lockKey); // once per peer: the lock region lives as long as its domain
-        if (rc < 0) {
-          return rc;
-        }
-        locks = peer.cached(lockKey);
+      locks = lockRegion(peer, destAddr);
+      if (locks == null) {
+        return lockError;
       }
     }
     if ((flags & FiFlags.FENCE) != 0) {

@@ -136,7 +136,7 @@ public final class BenchCommand implements Callable<Integer> {
   @Option(
       names = "--bind",
       paramLabel = "ADDR",
-      defaultValue = "0.0.0.0",
+      defaultValue = "127.0.0.1",
       description = "--server's bootstrap address (default ${DEFAULT-VALUE})")
   String bind;
 
