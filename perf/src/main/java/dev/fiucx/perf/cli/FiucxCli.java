@@ -14,7 +14,8 @@ import picocli.CommandLine.Command;
       InfoCommand.class,
       ReplayCommand.class,
       DemoCommand.class,
-      ConformanceCommand.class
+      ConformanceCommand.class,
+      JmhCommand.class
     })
 public final class FiucxCli {
   /** The project version, the same one the HTML conformance report names. */
