@@ -248,6 +248,15 @@ public abstract class PostPathBenchmark {
     completions++;
   }
 
+  /** The subclass's name: JMH runs a generated subclass of it. */
+  private String benchmarkName() {
+    Class<?> c = getClass();
+    while (c.getSuperclass() != PostPathBenchmark.class) {
+      c = c.getSuperclass();
+    }
+    return c.getSimpleName();
+  }
+
   private IllegalStateException failure(String what, int rc) {
     String detail = FiErrno.errorString(rc);
     if (rc == -FiErrno.EAVAIL) {
@@ -295,13 +304,12 @@ public abstract class PostPathBenchmark {
       error = String.valueOf(e);
     } finally {
       lastTrial =
-          new TrialCheck(
-              getClass().getSimpleName(), progress, count, seq, completions, checked, error);
+          new TrialCheck(benchmarkName(), progress, count, seq, completions, checked, error);
       pair.close();
       arena.close();
     }
     if (error != null) {
-      throw new IllegalStateException(getClass().getSimpleName() + ": " + error);
+      throw new IllegalStateException(benchmarkName() + ": " + error);
     }
   }
 }
