@@ -43,8 +43,9 @@ import org.openjdk.jmh.annotations.Warmup;
  *       invocation is the inverse of the rate.
  * </ul>
  *
- * The secondary result {@code elements} is the time per element. Each of the {@value #WINDOW} slots
- * of the window has its own operand, result and target area, so no call reuses a buffer or an
+ * The secondary result {@code elements} is the time per element, {@code workerBytesPerCall} what
+ * the benchmark thread allocated per call ({@link WorkerAllocation}). Each of the {@value #WINDOW}
+ * slots of the window has its own operand, result and target area, so no call reuses a buffer or an
  * element that an outstanding call still uses. After the trial every outstanding call is read,
  * every completion must have named a call in flight, and every target element must hold exactly
  * what the calls made of it; {@link #lastTrial} tells what was checked, and a mismatch fails the
@@ -163,7 +164,7 @@ public abstract class PostPathBenchmark {
 
   /** One call with one outstanding: post, then read the completion queue until it completes. */
   @Benchmark
-  public long latency(Elements elements) {
+  public long latency(Elements elements, WorkerAllocation allocation) {
     int s = free[--freeTop];
     long n = seq + 1;
     prepareOperand(operands[s], count, n);
@@ -184,6 +185,7 @@ public abstract class PostPathBenchmark {
       }
     }
     elements.elements += count;
+    allocation.calls++;
     return results[s].get(JAVA_LONG, 0);
   }
 
@@ -192,7 +194,7 @@ public abstract class PostPathBenchmark {
    * says {@code -FI_EAGAIN}, read completions (a batch of up to {@value #WINDOW}) first.
    */
   @Benchmark
-  public int window(Elements elements) {
+  public int window(Elements elements, WorkerAllocation allocation) {
     while (true) {
       if (freeTop > 0) {
         int s = free[freeTop - 1];
@@ -203,6 +205,7 @@ public abstract class PostPathBenchmark {
           freeTop--;
           posted(s, n);
           elements.elements += count;
+          allocation.calls++;
           return freeTop;
         }
         if (rc != -FiErrno.EAGAIN) {

@@ -59,6 +59,9 @@ class JmhHarnessTest {
     Result<?> perElement = results.iterator().next().getSecondaryResults().get("elements");
     assertNotNull(perElement, "the per-element result");
     assertEquals(primary.getScore() / count, perElement.getScore(), primary.getScore() * 1e-9);
+    assertNotNull(
+        results.iterator().next().getSecondaryResults().get("workerBytesPerCall"),
+        "the benchmark thread's allocation per call");
 
     PostPathBenchmark.TrialCheck check = PostPathBenchmark.lastTrial;
     assertNotNull(check, "the trial's check");
