@@ -12,7 +12,8 @@ import picocli.CommandLine.Unmatched;
  * {@code -f 1 -wi 2 -i 3}, {@code -p count=1}, a benchmark regexp, {@code -l}, {@code -h}. Forks
  * run with this JVM's class path and options (JMH's default) and with {@code
  * --enable-native-access=ALL-UNNAMED} appended; they inherit the environment ({@code
- * UCX_LOG_FILE=stderr} from the launcher).
+ * UCX_LOG_FILE=stderr} from the launcher). With {@code -prof gc} it also adds fiucx's {@code
+ * WorkerAllocationProfiler}, whose {@code alloc.worker.norm} counts the benchmark thread alone.
  */
 @Command(
     name = "jmh",
@@ -22,6 +23,7 @@ import picocli.CommandLine.Unmatched;
     })
 final class JmhCommand implements Callable<Integer> {
   static final String NATIVE_ACCESS = "--enable-native-access=ALL-UNNAMED";
+  static final String WORKER_ALLOCATION = "dev.fiucx.perf.jmh.WorkerAllocationProfiler";
 
   @Unmatched List<String> args = new ArrayList<>();
 
@@ -32,11 +34,21 @@ final class JmhCommand implements Callable<Integer> {
   }
 
   /**
-   * The arguments with {@link #NATIVE_ACCESS} in the forks' {@code -jvmArgsAppend}: added to the
-   * user's value when one is given, else as a new option.
+   * The arguments with {@link #NATIVE_ACCESS} in the forks' {@code -jvmArgsAppend} (added to the
+   * user's value when one is given, else as a new option) and, when a run asks for {@code -prof
+   * gc}, the {@link #WORKER_ALLOCATION} profiler beside it.
    */
   static List<String> jmhArguments(List<String> given) {
     List<String> out = new ArrayList<>(given);
+    for (int p = 0; p + 1 < given.size(); p++) {
+      if (given.get(p).equals("-prof")
+          && given.get(p + 1).equals("gc")
+          && !given.contains(WORKER_ALLOCATION)) {
+        out.add("-prof");
+        out.add(WORKER_ALLOCATION);
+        break;
+      }
+    }
     int i = out.indexOf("-jvmArgsAppend");
     if (i >= 0 && i + 1 < out.size()) {
       if (!out.get(i + 1).contains(NATIVE_ACCESS)) {

@@ -43,13 +43,13 @@ import org.openjdk.jmh.annotations.Warmup;
  *       invocation is the inverse of the rate.
  * </ul>
  *
- * The secondary result {@code elements} is the time per element, {@code workerBytesPerCall} what
- * the benchmark thread allocated per call ({@link WorkerAllocation}). Each of the {@value #WINDOW}
- * slots of the window has its own operand, result and target area, so no call reuses a buffer or an
- * element that an outstanding call still uses. After the trial every outstanding call is read,
- * every completion must have named a call in flight, and every target element must hold exactly
- * what the calls made of it; {@link #lastTrial} tells what was checked, and a mismatch fails the
- * trial.
+ * The secondary result {@code elements} is the time per element; {@link WorkerAllocationProfiler}
+ * adds {@code alloc.worker.norm}, what the benchmark thread allocated per call. Each of the {@value
+ * #WINDOW} slots of the window has its own operand, result and target area, so no call reuses a
+ * buffer or an element that an outstanding call still uses. After the trial every outstanding call
+ * is read, every completion must have named a call in flight, and every target element must hold
+ * exactly what the calls made of it; {@link #lastTrial} tells what was checked, and a mismatch
+ * fails the trial.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)

@@ -14,14 +14,29 @@ class JmhCommandTest {
   @Test
   void forksGetNativeAccessAppended() {
     assertEquals(
-        List.of("-prof", "gc", "-f", "1", "-jvmArgsAppend", JmhCommand.NATIVE_ACCESS),
-        JmhCommand.jmhArguments(List.of("-prof", "gc", "-f", "1")));
+        List.of("-f", "1", "-jvmArgsAppend", JmhCommand.NATIVE_ACCESS),
+        JmhCommand.jmhArguments(List.of("-f", "1")));
     assertEquals(
         List.of("-jvmArgsAppend", "-Xmx1g " + JmhCommand.NATIVE_ACCESS, "Semantics"),
         JmhCommand.jmhArguments(List.of("-jvmArgsAppend", "-Xmx1g", "Semantics")));
     assertEquals(
         List.of("-jvmArgsAppend", JmhCommand.NATIVE_ACCESS),
         JmhCommand.jmhArguments(List.of("-jvmArgsAppend", JmhCommand.NATIVE_ACCESS)));
+  }
+
+  @Test
+  void profilingGcAlsoCountsTheBenchmarkThreadAlone() {
+    assertEquals(
+        List.of(
+            "-prof",
+            "gc",
+            "-f",
+            "1",
+            "-prof",
+            JmhCommand.WORKER_ALLOCATION,
+            "-jvmArgsAppend",
+            JmhCommand.NATIVE_ACCESS),
+        JmhCommand.jmhArguments(List.of("-prof", "gc", "-f", "1")));
   }
 
   @Test

@@ -50,6 +50,7 @@ class JmhHarnessTest {
             .measurementTime(TimeValue.milliseconds(300))
             .timeUnit(TimeUnit.NANOSECONDS)
             .shouldFailOnError(true)
+            .addProfiler(WorkerAllocationProfiler.class)
             .build();
     Collection<RunResult> results = new Runner(options).run();
 
@@ -60,7 +61,7 @@ class JmhHarnessTest {
     assertNotNull(perElement, "the per-element result");
     assertEquals(primary.getScore() / count, perElement.getScore(), primary.getScore() * 1e-9);
     assertNotNull(
-        results.iterator().next().getSecondaryResults().get("workerBytesPerCall"),
+        results.iterator().next().getSecondaryResults().get("alloc.worker.norm"),
         "the benchmark thread's allocation per call");
 
     PostPathBenchmark.TrialCheck check = PostPathBenchmark.lastTrial;
