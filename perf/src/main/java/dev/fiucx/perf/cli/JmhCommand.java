@@ -18,7 +18,7 @@ import picocli.CommandLine.Unmatched;
 @Command(
     name = "jmh",
     description = {
-      "Runs the JMH microbenchmarks; every argument goes to JMH (try `fiucx jmh -h`, `-l`).",
+      "Run the JMH microbenchmarks; every argument goes to JMH (try `fiucx jmh -h`, `-l`).",
       "Example: fiucx jmh -prof gc -f 1 -wi 2 -i 3 -w 1s -r 1s FetchSumUint64.latency"
     })
 final class JmhCommand implements Callable<Integer> {
