@@ -16,7 +16,8 @@ import picocli.CommandLine.Command;
       ReplayCommand.class,
       DemoCommand.class,
       ConformanceCommand.class,
-      BenchCommand.class
+      BenchCommand.class,
+      JmhCommand.class
     })
 public final class FiucxCli {
   /** The project version, the same one the HTML conformance report names. */

@@ -1,0 +1,48 @@
+package dev.fiucx.perf.jmh;
+
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import dev.fiucx.AtomicFamily;
+import dev.fiucx.FiDatatype;
+import dev.fiucx.FiOp;
+import java.lang.foreign.MemorySegment;
+import org.openjdk.jmh.annotations.Param;
+
+/** {@code fi_fetch_atomic} SUM UINT64 of 1 per element: native, one UCX atomic per element. */
+public class FetchSumUint64 extends PostPathBenchmark {
+  @Param({"1", "8", "64", "512"})
+  public int count;
+
+  @Override
+  protected int count() {
+    return count;
+  }
+
+  @Override
+  protected AtomicFamily family() {
+    return AtomicFamily.FETCH;
+  }
+
+  @Override
+  protected FiOp op() {
+    return FiOp.SUM;
+  }
+
+  @Override
+  protected FiDatatype datatype() {
+    return FiDatatype.UINT64;
+  }
+
+  @Override
+  protected void initOperand(MemorySegment operand, int n) {
+    for (int i = 0; i < n; i++) {
+      operand.setAtIndex(JAVA_LONG, i, 1);
+    }
+  }
+
+  @Override
+  protected String check(MemorySegment target, long offset, long posts, long lastSeq) {
+    long v = target.get(JAVA_LONG, offset);
+    return v == posts ? null : "holds " + v + ", expected " + posts;
+  }
+}
