@@ -14,6 +14,7 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -38,10 +39,14 @@ public class CompletionBenchmark {
   private CompletionRing ring;
   private PendingOperations pending;
 
+  /** Automatic progress's thread model (atomic read-modify-writes) or manual's (plain). */
+  @Param({"true", "false"})
+  public boolean concurrent;
+
   @Setup(Level.Trial)
   public void open() {
-    ring = new CompletionRing(256, Progress.NONE);
-    pending = new PendingOperations(4096);
+    ring = new CompletionRing(256, Progress.NONE, concurrent);
+    pending = new PendingOperations(4096, concurrent);
   }
 
   /** The ring alone: reserve room, write a success, read it. */
@@ -55,36 +60,34 @@ public class CompletionBenchmark {
   }
 
   /**
-   * The pending-operations table alone (no completion queue bound): open a slot, its one element
-   * completes during the post, the post ends and the slot finishes.
+   * The pending-operations table alone (no completion queue bound): open a slot for one element,
+   * which the transport finished during the post, so the post's end finishes the slot.
    */
   @Benchmark
   public int pending() {
-    int slot = pending.open(context, null, false, null, FLAGS);
+    int slot = pending.open(context, null, false, null, FLAGS, 1);
     if (slot < 0) {
       throw new IllegalStateException("no slot: " + slot);
     }
-    pending.completed(slot, 0);
-    pending.posted(slot, 1);
+    pending.posted(slot, 1, 0);
     return slot;
   }
 
   /**
    * The whole bookkeeping of one call that completes while it is posted: reserve room in the ring,
-   * open a slot, the element completes, the post ends (the slot writes its completion into the
-   * ring), then the reader reads it.
+   * open a slot for its one element, the post ends with the element done (the slot writes its
+   * completion into the ring), then the reader reads it.
    */
   @Benchmark
   public Object pendingAndRing() {
     if (!ring.reserve()) {
       throw new IllegalStateException("ring full");
     }
-    int slot = pending.open(context, ring, true, null, FLAGS);
+    int slot = pending.open(context, ring, true, null, FLAGS, 1);
     if (slot < 0) {
       throw new IllegalStateException("no slot: " + slot);
     }
-    pending.completed(slot, 0);
-    pending.posted(slot, 1);
+    pending.posted(slot, 1, 0);
     return read();
   }
 
@@ -97,11 +100,11 @@ public class CompletionBenchmark {
     if (!ring.reserve()) {
       throw new IllegalStateException("ring full");
     }
-    int slot = pending.open(context, ring, true, null, FLAGS);
+    int slot = pending.open(context, ring, true, null, FLAGS, 1);
     if (slot < 0) {
       throw new IllegalStateException("no slot: " + slot);
     }
-    pending.posted(slot, 1);
+    pending.posted(slot, 1, 1);
     pending.completed(slot, 0);
     return read();
   }
