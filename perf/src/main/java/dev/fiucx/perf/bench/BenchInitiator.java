@@ -104,6 +104,15 @@ final class BenchInitiator implements AutoCloseable {
    * together; afterwards the target's bytes are checked.
    */
   BenchResult run(BenchConfig cfg, TargetLink link, PrintStream progressOut) throws IOException {
+    return run(cfg, link, progressOut, true);
+  }
+
+  /**
+   * The same; with {@code samples} false the threads record no latency samples and read the clock
+   * only when they start and end measuring, so the overall time per call holds no clock reads.
+   */
+  BenchResult run(BenchConfig cfg, TargetLink link, PrintStream progressOut, boolean samples)
+      throws IOException {
     if (cfg.threads() != base.threads()) {
       throw new IllegalArgumentException("a run has the initiator's threads");
     }
@@ -127,7 +136,7 @@ final class BenchInitiator implements AutoCloseable {
     link.start();
     List<Thread> workers = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
-      runs[t] = new ThreadRun(t, cfg, link.key(), counters[t], measureTogether);
+      runs[t] = new ThreadRun(t, cfg, link.key(), counters[t], measureTogether, samples);
       workers.add(Thread.ofPlatform().name("fiucx-bench-" + t).start(runs[t]));
     }
     try {
@@ -179,13 +188,20 @@ final class BenchInitiator implements AutoCloseable {
     final long key;
     final AtomicLong counter;
     final CyclicBarrier measureTogether;
+    final boolean samples;
     MeasuringLoop loop;
     long warmedUp;
     long measured;
     int rc;
 
     ThreadRun(
-        int thread, BenchConfig cfg, long key, AtomicLong counter, CyclicBarrier measureTogether) {
+        int thread,
+        BenchConfig cfg,
+        long key,
+        AtomicLong counter,
+        CyclicBarrier measureTogether,
+        boolean samples) {
+      this.samples = samples;
       this.thread = thread;
       this.cfg = cfg;
       this.key = key;
@@ -215,7 +231,7 @@ final class BenchInitiator implements AutoCloseable {
       }
       if (rc == 0) {
         long deadline = cfg.duration() == null ? 0 : System.nanoTime() + cfg.duration().toNanos();
-        rc = loop.run(cfg.iterations(), deadline, true);
+        rc = loop.run(cfg.iterations(), deadline, samples);
         measured = loop.completed();
       }
     }

@@ -151,6 +151,8 @@ final class JsonReport {
       f.put("overall_latency_us", r.fiucx().overallNanosPerOp() / 1e3);
       f.put("p50_us", r.fiucx().latency().p50() / 1e3);
       f.put("ops_per_s", r.fiucx().opsPerSecond());
+      f.put("clock_free_overall_latency_us", r.clockFree().overallNanosPerOp() / 1e3);
+      f.put("clock_free_ops_per_s", r.clockFree().opsPerSecond());
       PerftestResult p = r.perftest();
       ObjectNode pt = round.putObject("ucx_perftest");
       pt.put("iterations", p.iterations());

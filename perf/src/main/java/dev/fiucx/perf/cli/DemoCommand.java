@@ -78,8 +78,11 @@ final class DemoCommand implements Callable<Integer> {
       String operand,
       String compare) {}
 
-  /** Call, mechanism, then three memory images of up to 16 bytes (32 hex digits). */
-  private static final String COLUMNS = "%-32s %-11s %-32s %-32s %-32s ";
+  /**
+   * Call, mechanism and path ({@code native (mapped)}: CPU atomics on the target's region mapped
+   * here; {@code (ucp)}: through UCX), then three memory images of up to 16 bytes (32 hex digits).
+   */
+  private static final String COLUMNS = "%-32s %-21s %-32s %-32s %-32s ";
 
   private static final List<Row> ROWS =
       List.of(
@@ -202,7 +205,7 @@ final class DemoCommand implements Callable<Integer> {
     try {
       attr = ini.domain.queryAtomic(row.datatype(), row.op(), row.family().queryFlag());
     } catch (FiException e) {
-      return new Measured(String.format("%-32s %-11s %s", call, "-", e.getMessage()), 0, 0);
+      return new Measured(String.format("%-32s %-21s %s", call, "-", e.getMessage()), 0, 0);
     }
     byte[] initial = HEX.parseHex(row.initial());
     int size = row.datatype().size();
@@ -214,7 +217,7 @@ final class DemoCommand implements Callable<Integer> {
       once(row, ini, peer, target.key(), operand, compare, result);
     } catch (FiException e) {
       return new Measured(
-          String.format("%-32s %-11s failed: %s", call, attr.mechanism(), e.getMessage()), 0, 0);
+          String.format("%-32s %-21s failed: %s", call, attr.mechanism(), e.getMessage()), 0, 0);
     }
     String after = HEX.formatHex(target.get(0, size));
     String fetched =
@@ -228,7 +231,10 @@ final class DemoCommand implements Callable<Integer> {
         String.format(
             COLUMNS + "%.3f us",
             call,
-            attr.mechanism().name().toLowerCase(java.util.Locale.ROOT),
+            attr.mechanism().name().toLowerCase(java.util.Locale.ROOT)
+                + " ("
+                + ini.ep.atomicPath(peer, target.key())
+                + ")",
             row.initial(),
             after,
             fetched,
