@@ -94,6 +94,43 @@ public final class PendingOperations {
     return -FiErrno.EAGAIN;
   }
 
+  /**
+   * The slot {@link #open} would take now, without taking it, or {@code -FI_EAGAIN}; for a
+   * single-threaded instance, whose poster opens a one-element slot with {@link #openAt} only once
+   * the element went pending.
+   */
+  public int peek() {
+    for (int probe = 0; probe <= mask; probe++) {
+      int s = (cursor + probe) & mask;
+      if (state[s] == FREE) {
+        return s;
+      }
+    }
+    return -FiErrno.EAGAIN;
+  }
+
+  /**
+   * Opens {@code slot} (from {@link #peek}) for one element that went pending. Single-threaded
+   * instances only: nothing may have reported the slot before.
+   */
+  public void openAt(
+      int slot,
+      Object context,
+      CompletionRing queue,
+      boolean reservedCompletion,
+      CompletionCounter counter,
+      long flags) {
+    cursor = slot + 1;
+    contexts[slot] = context;
+    queues[slot] = queue;
+    reserved[slot] = reservedCompletion;
+    counters[slot] = counter;
+    cqFlags[slot] = flags;
+    status[slot] = 0;
+    remaining[slot] = 1;
+    state[slot] = BUSY;
+  }
+
   /** Records a failure of {@code slot}; the first one is what the error entry reports. */
   public void fail(int slot, int errno) {
     int e = errno < 0 ? errno : -errno;

@@ -513,14 +513,14 @@ final class EngineEndpoint implements Endpoint {
       return -FiErrno.EAGAIN;
     }
     boolean reads = family != AtomicFamily.BASE;
+    CompletionCounter counter = reads ? readCounter : writeCounter;
+    long cqFlags = FiFlags.ATOMIC | (reads ? FiFlags.READ : FiFlags.WRITE);
+    // one thread at a time (manual progress): nothing can report the element before this call
+    // returns, so the slot is opened only when the element goes pending; an element done at once
+    // writes its completion here and never touches the slot table
+    boolean openLate = !domain.concurrent();
     int slot =
-        pending.open(
-            context,
-            cq,
-            wantCompletion,
-            reads ? readCounter : writeCounter,
-            FiFlags.ATOMIC | (reads ? FiFlags.READ : FiFlags.WRITE),
-            1);
+        openLate ? pending.peek() : pending.open(context, cq, wantCompletion, counter, cqFlags, 1);
     if (slot < 0) {
       if (wantCompletion) {
         cq.release();
@@ -540,10 +540,25 @@ final class EngineEndpoint implements Endpoint {
             slot,
             ((long) index << 32) | slot);
     if (rc < 0) {
-      pending.cancel(slot);
+      if (!openLate) {
+        pending.cancel(slot);
+      } else if (wantCompletion) {
+        cq.release();
+      }
       return rc;
     }
-    pending.posted(slot, 1, rc);
+    if (!openLate) {
+      pending.posted(slot, 1, rc);
+    } else if (rc == TransportPeer.PENDING) {
+      pending.openAt(slot, context, cq, wantCompletion, counter, cqFlags);
+    } else {
+      if (wantCompletion) {
+        cq.complete(context, cqFlags, 0);
+      }
+      if (counter != null) {
+        counter.increment();
+      }
+    }
     if (rc == TransportPeer.PENDING) {
       domain.wakeProgress();
     }

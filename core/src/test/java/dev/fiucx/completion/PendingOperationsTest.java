@@ -108,4 +108,25 @@ class PendingOperationsTest {
     p.cancel(b);
     assertEquals(1, p.inFlight());
   }
+
+  @org.junit.jupiter.api.Test
+  void aSingleThreadedPosterOpensASlotOnlyWhenItsElementWentPending() {
+    CompletionRing cq = new CompletionRing(8, () -> 0, false);
+    PendingOperations p = new PendingOperations(2, false);
+    int first = p.peek();
+    assertEquals(first, p.peek(), "peeking takes nothing");
+    assertEquals(0, p.inFlight());
+    cq.reserve();
+    p.openAt(first, "pending", cq, true, counter, FiFlags.ATOMIC | FiFlags.READ);
+    assertEquals(1, p.inFlight());
+    int second = p.peek();
+    assertEquals(1 - first, second, "the next free slot");
+    p.completed(first, 0);
+    assertEquals(1, cq.read(out, 1));
+    assertSame("pending", out[0].opContext);
+    assertEquals(0, p.inFlight());
+    p.openAt(first, null, null, false, null, 0);
+    p.openAt(second, null, null, false, null, 0);
+    assertEquals(-FiErrno.EAGAIN, p.peek(), "every slot in flight");
+  }
 }
