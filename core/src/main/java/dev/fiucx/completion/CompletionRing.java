@@ -10,70 +10,168 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
- * A completion queue: a multi-producer single-consumer ring of successful completions and a queue
- * of error entries. Producers are the posting thread (operations that complete at once) and whoever
- * progresses the provider (a progress thread under automatic progress); the consumer is the reader.
- * A producer claims a slot, fills it and publishes it through the slot's sequence number, so the
- * reader never sees a half-written entry. Writing a success allocates nothing. Room is reserved
- * when an operation is posted ({@link #reserve}), so a completion never finds the ring full.
+ * A completion queue: rings of successful completions and a queue of error entries. Producers are
+ * the posting thread (operations that complete at once) and whoever progresses the provider (a
+ * progress thread under automatic progress); the consumer is the reader. A producer fills a slot
+ * and publishes it through the slot's sequence number, so the reader never sees a half-written
+ * entry. Writing a success allocates nothing. Room is reserved when an operation is posted ({@link
+ * #reserve}), so a completion never finds the ring full.
  *
- * <p>The thread model is chosen at open, as Aeron's exclusive and concurrent publications are. A
- * concurrent ring (automatic progress: posting threads and the progress thread write) claims slots
- * and counts reservations with atomic read-modify-writes. A single-threaded ring (manual progress,
- * where one thread at a time uses the domain's endpoints, queues and counters, as its
- * single-threaded UCX worker demands) does the same bookkeeping with plain loads and stores and one
- * release store per published entry.
+ * <p>Who may write is chosen when the queue opens and its endpoints bind, as Aeron's exclusive and
+ * concurrent publications are ({@link Producers}). The fewer the writers, the fewer the atomic
+ * read-modify-writes: none at all for one thread (manual progress), none on the poster's side for
+ * one posting endpoint beside a progress thread (automatic progress), and a claim per entry and a
+ * compare-and-swap per reservation when several endpoints post.
  */
 public final class CompletionRing implements CompletionQueue {
-  private static final VarHandle TAIL;
-  private static final VarHandle HEAD;
-  private static final VarHandle RESERVED;
+  /** Who writes the queue. */
+  public enum Producers {
+    /**
+     * One thread at a time posts, progresses and reads (manual progress, whose UCX worker is
+     * single-threaded): plain loads and stores, one release store per published entry.
+     */
+    ONE_THREAD,
+    /**
+     * One posting endpoint and the progress (automatic progress): the poster writes its own lane
+     * and reservations with plain stores; completions made by progress go to a second lane, claimed
+     * atomically (several threads may progress: the progress thread, readers, a key resolution).
+     */
+    ONE_POSTER,
+    /** Several posting endpoints (automatic progress): every claim and reservation is atomic. */
+    MANY
+  }
+
   private static final VarHandle PUBLISHED = MethodHandles.arrayElementVarHandle(long[].class);
+  private static final VarHandle RESERVED;
+  private static final VarHandle RELEASED;
+  private static final VarHandle GIVEN_BACK;
 
   static {
     try {
       MethodHandles.Lookup l = MethodHandles.lookup();
-      TAIL = l.findVarHandle(CompletionRing.class, "tail", long.class);
-      HEAD = l.findVarHandle(CompletionRing.class, "head", long.class);
       RESERVED = l.findVarHandle(CompletionRing.class, "reserved", long.class);
+      RELEASED = l.findVarHandle(CompletionRing.class, "released", long.class);
+      GIVEN_BACK = l.findVarHandle(CompletionRing.class, "givenBack", long.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
   }
 
-  private final Object[] contexts;
-  private final long[] flags;
-  private final long[] lengths;
-  private final int mask;
-  private final boolean concurrent;
+  /** One ring of entries: a producer side (tail) and the reader's side (head). */
+  private static final class Lane {
+    private static final VarHandle TAIL;
+    private static final VarHandle HEAD;
 
-  /** Per slot: the position whose entry it holds, plus one, once that entry is readable. */
-  private final long[] published;
+    static {
+      try {
+        MethodHandles.Lookup l = MethodHandles.lookup();
+        TAIL = l.findVarHandle(Lane.class, "tail", long.class);
+        HEAD = l.findVarHandle(Lane.class, "head", long.class);
+      } catch (ReflectiveOperationException e) {
+        throw new ExceptionInInitializerError(e);
+      }
+    }
 
+    final Object[] contexts;
+    final long[] flags;
+    final long[] lengths;
+
+    /** Per slot: the position whose entry it holds, plus one, once that entry is readable. */
+    final long[] published;
+
+    final int mask;
+
+    @SuppressWarnings("unused")
+    private long p01, p02, p03, p04, p05, p06, p07;
+
+    /** Next slot to fill; producers move it. */
+    private long tail;
+
+    @SuppressWarnings("unused")
+    private long p11, p12, p13, p14, p15, p16, p17;
+
+    /** Next slot to read; only the reader moves it. */
+    private long head;
+
+    @SuppressWarnings("unused")
+    private long p21, p22, p23, p24, p25, p26, p27;
+
+    Lane(int capacity) {
+      contexts = new Object[capacity];
+      flags = new long[capacity];
+      lengths = new long[capacity];
+      published = new long[capacity];
+      mask = capacity - 1;
+    }
+
+    /** Writes and publishes one entry; {@code claim} when several threads may write at once. */
+    void write(Object context, long opFlags, long len, boolean claim) {
+      long t;
+      if (claim) {
+        t = (long) TAIL.getAndAdd(this, 1L);
+      } else {
+        t = tail;
+        tail = t + 1;
+      }
+      int i = (int) (t & mask);
+      contexts[i] = context;
+      flags[i] = opFlags;
+      lengths[i] = len;
+      PUBLISHED.setRelease(published, i, t + 1);
+    }
+
+    /** Moves up to {@code max} readable entries into {@code entries} from index {@code from}. */
+    int drain(CqEntry[] entries, int from, int max) {
+      long h = head;
+      int limit = Math.min(max, entries.length - from);
+      int n = 0;
+      while (n < limit) {
+        int i = (int) ((h + n) & mask);
+        if ((long) PUBLISHED.getAcquire(published, i) != h + n + 1) {
+          break;
+        }
+        CqEntry e = entries[from + n];
+        e.opContext = contexts[i];
+        e.flags = flags[i];
+        e.len = lengths[i];
+        contexts[i] = null;
+        n++;
+      }
+      if (n > 0) {
+        HEAD.setRelease(this, h + n);
+      }
+      return n;
+    }
+  }
+
+  private final int capacity;
+  private final Lane direct;
+  private final Lane progressed;
   private final Progress progress;
   private final ConcurrentLinkedQueue<CqErrEntry> errors = new ConcurrentLinkedQueue<>();
+  private Producers producers;
+  private int endpoints;
 
-  // producer and consumer counters, each on a cache line of its own
   @SuppressWarnings("unused")
   private long p01, p02, p03, p04, p05, p06, p07;
 
-  /** Next slot to claim; producers move it. */
-  private long tail;
+  /**
+   * Reservations made (ONE_POSTER: by the poster, plain); ONE_THREAD and MANY: reservations made
+   * minus reservations given back (entries read, operations that wrote none).
+   */
+  private long reserved;
 
   @SuppressWarnings("unused")
   private long p11, p12, p13, p14, p15, p16, p17;
 
-  /** Slots promised to posted operations plus slots holding unread completions. */
-  private long reserved;
+  /** ONE_POSTER: reservations whose entries the reader has read (the reader's alone). */
+  private long released;
 
   @SuppressWarnings("unused")
   private long p21, p22, p23, p24, p25, p26, p27;
 
-  /** Next slot to read; only the consumer moves it. */
-  private long head;
-
-  @SuppressWarnings("unused")
-  private long p31, p32, p33, p34, p35, p36, p37;
+  /** ONE_POSTER: reservations given back by progress (error entries; rare, atomic). */
+  private long givenBack;
 
   private volatile boolean closed;
 
@@ -81,82 +179,134 @@ public final class CompletionRing implements CompletionQueue {
   private int reads;
 
   /**
-   * A concurrent ring: any thread may write completions.
+   * A queue any thread may write ({@link Producers#MANY}).
    *
    * @param size at least this many completions fit (rounded up to a power of two)
    * @param progress called by reads that find nothing: the domain's progress
    */
   public CompletionRing(int size, Progress progress) {
-    this(size, progress, true);
+    this(size, progress, Producers.MANY);
   }
 
   /**
-   * @param concurrent false when one thread at a time posts, progresses and reads (manual progress)
+   * @param concurrent false for {@link Producers#ONE_THREAD}, true for {@link Producers#MANY}
    */
   public CompletionRing(int size, Progress progress, boolean concurrent) {
-    int capacity = Integer.highestOneBit(Math.max(2, size) - 1) << 1;
-    this.contexts = new Object[capacity];
-    this.flags = new long[capacity];
-    this.lengths = new long[capacity];
-    this.mask = capacity - 1;
-    this.published = new long[capacity];
-    this.progress = progress;
-    this.concurrent = concurrent;
+    this(size, progress, concurrent ? Producers.MANY : Producers.ONE_THREAD);
   }
 
-  /** Room for one more completion: true when promised, false when the queue would overrun. */
-  public boolean reserve() {
-    if (!concurrent) {
-      if (reserved >= contexts.length) {
-        return false;
+  public CompletionRing(int size, Progress progress, Producers producers) {
+    this.capacity = Integer.highestOneBit(Math.max(2, size) - 1) << 1;
+    this.direct = new Lane(capacity);
+    this.progressed = producers == Producers.ONE_POSTER ? new Lane(capacity) : null;
+    this.progress = progress;
+    this.producers = producers;
+  }
+
+  /**
+   * An endpoint binds this queue ({@code fi_ep_bind}): a second posting endpoint turns {@link
+   * Producers#ONE_POSTER} into {@link Producers#MANY}, which only an idle queue can do.
+   *
+   * @throws IllegalStateException when a second endpoint binds while completions are outstanding
+   */
+  public synchronized void bindEndpoint() {
+    endpoints++;
+    if (endpoints > 1 && producers == Producers.ONE_POSTER) {
+      if (outstanding() != 0) {
+        throw new IllegalStateException(
+            "bind every endpoint of an automatic-progress CQ before posting");
       }
-      reserved++;
-      return true;
+      // the progress lane is empty: with nothing reserved, nothing can still be written there
+      reserved = 0;
+      released = 0;
+      givenBack = 0;
+      producers = Producers.MANY;
     }
-    while (true) {
-      long r = (long) RESERVED.getVolatile(this);
-      if (r >= contexts.length) {
-        return false;
-      }
-      if (RESERVED.compareAndSet(this, r, r + 1)) {
+  }
+
+  /** Who writes this queue now. */
+  public Producers producers() {
+    return producers;
+  }
+
+  /** Completions promised to posted operations or written and not read yet. */
+  private long outstanding() {
+    return producers == Producers.ONE_POSTER
+        ? reserved - (long) RELEASED.getAcquire(this) - (long) GIVEN_BACK.getVolatile(this)
+        : (long) RESERVED.getVolatile(this);
+  }
+
+  /**
+   * Room for one more completion: true when promised, false when the queue would overrun. Called by
+   * the poster.
+   */
+  public boolean reserve() {
+    switch (producers) {
+      case ONE_THREAD -> {
+        if (reserved >= capacity) {
+          return false;
+        }
+        reserved++;
         return true;
       }
+      case ONE_POSTER -> {
+        if (outstanding() >= capacity) {
+          return false;
+        }
+        RESERVED.setRelease(this, reserved + 1);
+        return true;
+      }
+      default -> {
+        while (true) {
+          long r = (long) RESERVED.getVolatile(this);
+          if (r >= capacity) {
+            return false;
+          }
+          if (RESERVED.compareAndSet(this, r, r + 1)) {
+            return true;
+          }
+        }
+      }
     }
   }
 
-  /** Gives back a reservation whose operation will write no completion. */
+  /** Gives back a reservation whose operation will write no completion. Called by the poster. */
   public void release() {
-    unreserve(1);
-  }
-
-  private void unreserve(long n) {
-    if (concurrent) {
-      RESERVED.getAndAdd(this, -n);
-    } else {
-      reserved -= n;
+    switch (producers) {
+      case ONE_THREAD -> reserved--;
+      case ONE_POSTER -> RESERVED.setRelease(this, reserved - 1);
+      default -> RESERVED.getAndAdd(this, -1L);
     }
   }
 
-  /** Writes a success into a reserved slot. Producer side. */
+  /** Writes a success into a reserved slot. Called by the poster (or under manual progress). */
   public void complete(Object context, long opFlags, long len) {
-    long t;
-    if (concurrent) {
-      t = (long) TAIL.getAndAdd(this, 1L);
-    } else {
-      t = tail;
-      tail = t + 1;
-    }
-    int i = (int) (t & mask);
-    contexts[i] = context;
-    flags[i] = opFlags;
-    lengths[i] = len;
-    PUBLISHED.setRelease(published, i, t + 1);
+    direct.write(context, opFlags, len, producers == Producers.MANY);
   }
 
-  /** Writes an error entry, giving back its reservation. */
+  /** Writes a success into a reserved slot from progress (a transport or emulation completion). */
+  public void completeFromProgress(Object context, long opFlags, long len) {
+    switch (producers) {
+      case ONE_THREAD -> direct.write(context, opFlags, len, false);
+      case ONE_POSTER -> progressed.write(context, opFlags, len, true);
+      default -> direct.write(context, opFlags, len, true);
+    }
+  }
+
+  /** Writes an error entry, giving back its reservation. Called by the poster. */
   public void fail(CqErrEntry entry) {
     failUnreserved(entry);
-    unreserve(1);
+    release();
+  }
+
+  /** Writes an error entry from progress, giving back its reservation. */
+  public void failFromProgress(CqErrEntry entry) {
+    failUnreserved(entry);
+    if (producers == Producers.ONE_POSTER) {
+      GIVEN_BACK.getAndAdd(this, 1L);
+    } else {
+      release();
+    }
   }
 
   /**
@@ -183,26 +333,18 @@ public final class CompletionRing implements CompletionQueue {
     return errors.isEmpty() ? -FiErrno.EAGAIN : -FiErrno.EAVAIL;
   }
 
-  /** Moves up to {@code max} readable entries into {@code entries} from index {@code from}. */
+  /** Moves readable entries of both lanes into {@code entries} from {@code from}; the reader's. */
   private int drain(CqEntry[] entries, int from, int max) {
-    long h = head;
-    int limit = Math.min(max, entries.length - from);
-    int n = 0;
-    while (n < limit) {
-      int i = (int) ((h + n) & mask);
-      if ((long) PUBLISHED.getAcquire(published, i) != h + n + 1) {
-        break;
-      }
-      CqEntry e = entries[from + n];
-      e.opContext = contexts[i];
-      e.flags = flags[i];
-      e.len = lengths[i];
-      contexts[i] = null;
-      n++;
+    int n = direct.drain(entries, from, max);
+    if (progressed != null && n < max) {
+      n += progressed.drain(entries, from + n, max - n);
     }
     if (n > 0) {
-      HEAD.setRelease(this, h + n);
-      unreserve(n);
+      switch (producers) {
+        case ONE_THREAD -> reserved -= n;
+        case ONE_POSTER -> RELEASED.setRelease(this, released + n);
+        default -> RESERVED.getAndAdd(this, (long) -n);
+      }
     }
     return n;
   }

@@ -147,7 +147,7 @@ public final class PendingOperations {
       fail(slot, elementStatus);
     }
     if (add(slot, -1) == 0) {
-      finish(slot);
+      finish(slot, false);
     }
   }
 
@@ -159,12 +159,12 @@ public final class PendingOperations {
   public void posted(int slot, long elements, int pendingElements) {
     if (elements == 1) {
       if (pendingElements == 0) {
-        finish(slot); // nobody else will ever name this slot
+        finish(slot, true); // nobody else will ever name this slot
       }
       return;
     }
     if (add(slot, pendingElements - GUARD) == 0) {
-      finish(slot);
+      finish(slot, true);
     }
   }
 
@@ -192,13 +192,21 @@ public final class PendingOperations {
     return n;
   }
 
-  private void finish(int slot) {
+  /**
+   * Writes the slot's completion or error entry and frees it; {@code byPoster} when the posting
+   * thread finishes it, else progress (a transport or emulation completion) does.
+   */
+  private void finish(int slot, boolean byPoster) {
     int st = concurrent ? (int) INTS.getVolatile(status, slot) : status[slot];
     CompletionRing q = queues[slot];
     CompletionCounter counter = counters[slot];
     if (st == 0) {
       if (reserved[slot]) {
-        q.complete(contexts[slot], cqFlags[slot], 0);
+        if (byPoster) {
+          q.complete(contexts[slot], cqFlags[slot], 0);
+        } else {
+          q.completeFromProgress(contexts[slot], cqFlags[slot], 0);
+        }
       }
       if (counter != null) {
         counter.increment();
@@ -211,7 +219,11 @@ public final class PendingOperations {
         e.err = -st;
         e.errData = FiErrno.errorString(st);
         if (reserved[slot]) {
-          q.fail(e);
+          if (byPoster) {
+            q.fail(e);
+          } else {
+            q.failFromProgress(e);
+          }
         } else {
           q.failUnreserved(e);
         }

@@ -339,7 +339,12 @@ public final class EngineDomain implements Domain, TransportCompletions {
 
   @Override
   public CompletionQueue openCompletionQueue(int size) {
-    return new CompletionRing(size, progress, concurrent());
+    return new CompletionRing(
+        size,
+        progress,
+        concurrent()
+            ? CompletionRing.Producers.ONE_POSTER // until a second endpoint binds it
+            : CompletionRing.Producers.ONE_THREAD);
   }
 
   @Override

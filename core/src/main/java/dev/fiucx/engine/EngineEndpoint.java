@@ -97,6 +97,11 @@ final class EngineEndpoint implements Endpoint {
       throw new FiException(FiErrno.EBADFLAGS, "fi_ep_bind(cq): 0x" + Long.toHexString(flags));
     }
     requireDisabled();
+    try {
+      ring.bindEndpoint();
+    } catch (IllegalStateException e) {
+      throw new FiException(FiErrno.EBUSY, e.getMessage());
+    }
     cq = ring;
     selective = (flags & FiFlags.SELECTIVE_COMPLETION) != 0;
   }

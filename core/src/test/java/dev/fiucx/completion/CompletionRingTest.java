@@ -3,6 +3,7 @@ package dev.fiucx.completion;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fiucx.CqEntry;
@@ -159,5 +160,108 @@ class CompletionRingTest {
     a.join();
     b.join();
     assertEquals(2, next.size());
+  }
+
+  /**
+   * One posting endpoint beside a progress thread (automatic progress): the poster reserves for
+   * both, writes its own completions, progress writes the rest, and the reader sees every entry
+   * once, each writer's in its order, with the reservations coming back as it reads.
+   */
+  @Test
+  void onePosterAndProgressLoseNothingAndReservationsComeBack() throws Exception {
+    CompletionRing cq = new CompletionRing(256, () -> 0, CompletionRing.Producers.ONE_POSTER);
+    int calls = 200_000;
+    java.util.concurrent.ArrayBlockingQueue<Long> toProgress =
+        new java.util.concurrent.ArrayBlockingQueue<>(1024);
+    Thread poster =
+        new Thread(
+            () -> {
+              for (long i = 0; i < calls; i++) {
+                while (!cq.reserve()) {
+                  Thread.onSpinWait();
+                }
+                if ((i & 1) == 0) {
+                  cq.complete(i, i, i); // done at once, by the poster
+                } else {
+                  try {
+                    toProgress.put(i); // pending: progress writes it later
+                  } catch (InterruptedException e) {
+                    return;
+                  }
+                }
+              }
+            });
+    Thread progress =
+        new Thread(
+            () -> {
+              for (long n = 0; n < calls / 2; n++) {
+                try {
+                  long v = toProgress.take();
+                  cq.completeFromProgress(v, v, v);
+                } catch (InterruptedException e) {
+                  return;
+                }
+              }
+            });
+    poster.start();
+    progress.start();
+    CqEntry[] out = entries(64);
+    long nextEven = 0;
+    long nextOdd = 1;
+    int seen = 0;
+    long deadline = System.nanoTime() + 30_000_000_000L;
+    while (seen < calls) {
+      assertTrue(System.nanoTime() < deadline, "only " + seen + " entries within 30 s");
+      int n = cq.read(out, 64);
+      for (int k = 0; k < n; k++) {
+        long v = (Long) out[k].opContext;
+        assertEquals(v, out[k].flags);
+        assertEquals(v, out[k].len);
+        if ((v & 1) == 0) {
+          assertEquals(nextEven, v, "the poster's entries in its order");
+          nextEven += 2;
+        } else {
+          assertEquals(nextOdd, v, "progress's entries in its order");
+          nextOdd += 2;
+        }
+      }
+      seen += Math.max(n, 0);
+    }
+    poster.join();
+    progress.join();
+    for (int i = 0; i < 256; i++) {
+      assertTrue(cq.reserve(), "every reservation came back: " + i);
+    }
+    assertFalse(cq.reserve(), "and no more than the queue holds");
+  }
+
+  @Test
+  void aSecondEndpointMakesAnIdleOnePosterQueueShared() {
+    CompletionRing cq = new CompletionRing(4, () -> 0, CompletionRing.Producers.ONE_POSTER);
+    cq.bindEndpoint();
+    assertEquals(CompletionRing.Producers.ONE_POSTER, cq.producers());
+    assertTrue(cq.reserve());
+    cq.complete("a", 0, 0);
+    assertThrows(IllegalStateException.class, cq::bindEndpoint, "not while an entry is unread");
+    assertEquals(1, cq.read(entries(1), 1));
+    cq.bindEndpoint();
+    assertEquals(CompletionRing.Producers.MANY, cq.producers());
+    for (int i = 0; i < 4; i++) {
+      assertTrue(cq.reserve());
+    }
+    assertFalse(cq.reserve());
+  }
+
+  @Test
+  void anErrorFromProgressGivesItsReservationBack() {
+    CompletionRing cq = new CompletionRing(2, () -> 0, CompletionRing.Producers.ONE_POSTER);
+    assertTrue(cq.reserve());
+    assertTrue(cq.reserve());
+    assertFalse(cq.reserve());
+    CqErrEntry err = new CqErrEntry();
+    err.err = FiErrno.ECONNRESET;
+    cq.failFromProgress(err);
+    assertEquals(-FiErrno.EAVAIL, cq.read(entries(1), 1));
+    assertTrue(cq.reserve(), "the failed operation's room is free again");
   }
 }
