@@ -5,6 +5,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import dev.fiucx.FiErrno;
 import dev.fiucx.FiOp;
 import dev.fiucx.semantics.AtomicCell;
+import dev.fiucx.semantics.ElementScratch;
 import dev.fiucx.semantics.ElementSemantics;
 import dev.fiucx.spi.RemoteRegion;
 import dev.fiucx.spi.TransportPeer;
@@ -107,6 +108,12 @@ public final class RemoteLock {
   private final boolean[] restarting;
 
   /**
+   * The long-double working registers of each element: only the thread that holds the element
+   * computes it, so under automatic progress the poster and the progress thread never share one.
+   */
+  private final ElementScratch[] elementScratch;
+
+  /**
    * @param capacity elements in flight at most (rounded up to a power of two)
    * @param arena where the scratch the transport reads and writes lives; it must outlive every
    *     element
@@ -161,6 +168,10 @@ public final class RemoteLock {
     waited = new boolean[n];
     takingOver = new boolean[n];
     restarting = new boolean[n];
+    elementScratch = new ElementScratch[n];
+    for (int i = 0; i < n; i++) {
+      elementScratch[i] = new ElementScratch();
+    }
   }
 
   /** Whether {@code low} (a token's low 32 bits) names a remote-lock step. */
@@ -390,7 +401,8 @@ public final class RemoteLock {
         scratch,
         base + COMPARE,
         null,
-        0);
+        0,
+        elementScratch[e]);
     if (MemorySegment.mismatch(
             scratch, base + OLD, base + OLD + size, scratch, base + NEW, base + NEW + size)
         == -1) {

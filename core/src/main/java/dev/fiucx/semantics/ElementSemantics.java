@@ -26,9 +26,17 @@ public final class ElementSemantics {
   private ElementSemantics() {}
 
   /**
+   * The scratch of callers that pass none: one per thread, made on its first long-double element.
+   * The remote lock passes its own ({@link #apply(FiOp, FiDatatype, MemorySegment, long,
+   * MemorySegment, long, MemorySegment, long, MemorySegment, long, ElementScratch)}).
+   */
+  private static final ThreadLocal<ElementScratch> THREAD_SCRATCH =
+      ThreadLocal.withInitial(ElementScratch::new);
+
+  /**
    * Applies {@code op} to the element at {@code target[t]}. {@code operand} is ignored (may be
    * null) for ATOMIC_READ, {@code compare} outside the compare family, {@code result} in the base
-   * family.
+   * family. LONG_DOUBLE and LONG_DOUBLE_COMPLEX compute in this thread's {@link ElementScratch}.
    */
   public static void apply(
       FiOp op,
@@ -41,6 +49,26 @@ public final class ElementSemantics {
       long c,
       MemorySegment result,
       long r) {
+    apply(op, dt, target, t, operand, o, compare, c, result, r, null);
+  }
+
+  /**
+   * {@link #apply(FiOp, FiDatatype, MemorySegment, long, MemorySegment, long, MemorySegment, long,
+   * MemorySegment, long)} with the caller's {@code scratch} for LONG_DOUBLE and LONG_DOUBLE_COMPLEX
+   * arithmetic (null: this thread's). Allocates nothing for any (op, datatype).
+   */
+  public static void apply(
+      FiOp op,
+      FiDatatype dt,
+      MemorySegment target,
+      long t,
+      MemorySegment operand,
+      long o,
+      MemorySegment compare,
+      long c,
+      MemorySegment result,
+      long r,
+      ElementScratch scratch) {
     if (result != null) {
       MemorySegment.copy(target, t, result, r, dt.size());
     }
@@ -48,7 +76,10 @@ public final class ElementSemantics {
       return;
     }
     if (dt.size() > 8) {
-      WideSemantics.apply(op, dt, target, t, operand, o, compare, c);
+      if (scratch == null && dt != FiDatatype.DOUBLE_COMPLEX) {
+        scratch = THREAD_SCRATCH.get();
+      }
+      WideSemantics.apply(op, dt, target, t, operand, o, compare, c, scratch);
       return;
     }
     long old = load(target, t, dt.size());

@@ -68,10 +68,7 @@ public record LongDouble(int signExponent, long significand) {
 
   /** Writes the 10 value bytes at {@code off} and zeroes the 6 padding bytes after them. */
   public void write(MemorySegment s, long off) {
-    s.set(SIGNIFICAND_LAYOUT, off, significand);
-    s.set(SHORT_LAYOUT, off + 8, (short) signExponent);
-    s.set(SHORT_LAYOUT, off + 10, (short) 0);
-    s.set(INT_LAYOUT, off + 12, 0);
+    write(s, off, signExponent, significand);
   }
 
   /**
@@ -85,12 +82,12 @@ public record LongDouble(int signExponent, long significand) {
     long fraction = bits & 0x000FFFFFFFFFFFFFL;
     if (exponent == 0x7FF) {
       return fraction == 0
-          ? infinity(sign != 0)
+          ? new LongDouble(sign | MAX_EXPONENT, INTEGER_BIT)
           : new LongDouble(sign | MAX_EXPONENT, INTEGER_BIT | QUIET_BIT | (fraction << 11));
     }
     if (exponent == 0) {
       if (fraction == 0) {
-        return zero(sign != 0);
+        return new LongDouble(sign, 0);
       }
       // A double denormal is fraction * 2^-1074; normalize it, extended has the range.
       int lz = Long.numberOfLeadingZeros(fraction);
@@ -163,40 +160,31 @@ public record LongDouble(int signExponent, long significand) {
     return isNegative() ? v.negate() : v;
   }
 
-  private int exponentField() {
-    return signExponent & MAX_EXPONENT;
-  }
-
   /** The exponent the value is computed with: denormals and pseudo-denormals use 1, not 0. */
   private int valueExponent() {
-    return Math.max(exponentField(), 1);
+    return valueExponent(signExponent);
   }
 
   public boolean isNaN() {
-    return exponentField() == MAX_EXPONENT && significand < 0 && significand != INTEGER_BIT;
+    return isNaN(signExponent, significand);
   }
 
   public boolean isInfinite() {
-    return exponentField() == MAX_EXPONENT && significand == INTEGER_BIT;
+    return isInfinite(signExponent, significand);
   }
 
   public boolean isZero() {
-    return exponentField() == 0 && significand == 0;
+    return isZero(signExponent, significand);
   }
 
   /** The sign bit, whatever the encoding (so also for -0 and negative NaNs). */
   public boolean isNegative() {
-    return (signExponent & SIGN) != 0;
+    return isNegative(signExponent);
   }
 
   /** Pseudo-NaN, pseudo-infinity or unnormal: a nonzero exponent without the integer bit. */
   public boolean isUnsupported() {
-    return exponentField() != 0 && significand >= 0;
-  }
-
-  /** What x87 compares as unordered, and what gcc's {@code isnan} (x != x) reports. */
-  private boolean isUnordered() {
-    return isNaN() || isUnsupported();
+    return isUnsupported(signExponent, significand);
   }
 
   public LongDouble negate() {
@@ -208,30 +196,169 @@ public record LongDouble(int signExponent, long significand) {
   }
 
   public LongDouble add(LongDouble b) {
-    return addSigned(b, false);
+    ElementScratch r = new ElementScratch();
+    add(signExponent, significand, b.signExponent, b.significand, false, r);
+    return result(r);
   }
 
   public LongDouble subtract(LongDouble b) {
-    return addSigned(b, true);
+    ElementScratch r = new ElementScratch();
+    add(signExponent, significand, b.signExponent, b.significand, true, r);
+    return result(r);
   }
 
-  private LongDouble addSigned(LongDouble b, boolean subtract) {
-    LongDouble nan = nanResult(this, b);
-    if (nan != null) {
-      return nan;
+  public LongDouble multiply(LongDouble b) {
+    ElementScratch r = new ElementScratch();
+    multiply(signExponent, significand, b.signExponent, b.significand, r);
+    return result(r);
+  }
+
+  private static LongDouble result(ElementScratch r) {
+    return new LongDouble(r.signExponent, r.significand);
+  }
+
+  public boolean lessThan(LongDouble b) {
+    return compare(signExponent, significand, b.signExponent, b.significand) == -1;
+  }
+
+  public boolean lessOrEqual(LongDouble b) {
+    return lessOrEqual(compare(signExponent, significand, b.signExponent, b.significand));
+  }
+
+  public boolean greaterThan(LongDouble b) {
+    return compare(signExponent, significand, b.signExponent, b.significand) == 1;
+  }
+
+  public boolean greaterOrEqual(LongDouble b) {
+    return greaterOrEqual(compare(signExponent, significand, b.signExponent, b.significand));
+  }
+
+  public boolean ieeeEquals(LongDouble b) {
+    return compare(signExponent, significand, b.signExponent, b.significand) == 0;
+  }
+
+  /** True when unordered too: the complement of {@link #ieeeEquals}. */
+  public boolean ieeeNotEquals(LongDouble b) {
+    return compare(signExponent, significand, b.signExponent, b.significand) != 0;
+  }
+
+  /** C's truth, {@code x != 0}: -0 is false, NaNs and unsupported encodings are true. */
+  public boolean isTrue() {
+    return isTrue(signExponent, significand);
+  }
+
+  public static LongDouble fromBoolean(boolean b) {
+    return b ? ONE : ZERO;
+  }
+
+  /**
+   * (a + bi) * (c + di) as gcc computes {@code long double _Complex} products on x86-64 without
+   * -ffast-math: inline (ac - bd, ad + bc), each step rounded to extended precision, and when both
+   * parts are NaN the C99 Annex G recovery of infinities of libgcc's {@code __mulxc3}. Returns {re,
+   * im}.
+   */
+  public static LongDouble[] complexMultiply(
+      LongDouble a, LongDouble b, LongDouble c, LongDouble d) {
+    ElementScratch r = new ElementScratch();
+    complexMultiply(
+        a.signExponent,
+        a.significand,
+        b.signExponent,
+        b.significand,
+        c.signExponent,
+        c.significand,
+        d.signExponent,
+        d.significand,
+        r);
+    return new LongDouble[] {result(r), new LongDouble(r.imSignExponent, r.imSignificand)};
+  }
+
+  /** The two fields in hex, as {@code SSSS:MMMMMMMMMMMMMMMM} (tools/x87ref writes the same). */
+  @Override
+  public String toString() {
+    return String.format("%04x:%016x", signExponent, significand);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The arithmetic itself, on primitives: a value is its two fields (se = signExponent, m =
+  // significand), and a rounded result is left in an ElementScratch rather than returned as a new
+  // record. The record methods above and WideSemantics's element kernels both run these, so they
+  // compute the same bits; the element kernels allocate nothing.
+  // ---------------------------------------------------------------------------------------------
+
+  /** The sign and exponent field of the value at {@code off}, 0..0xFFFF. */
+  static int readSignExponent(MemorySegment s, long off) {
+    return s.get(SHORT_LAYOUT, off + 8) & 0xFFFF;
+  }
+
+  /** The significand of the value at {@code off}. */
+  static long readSignificand(MemorySegment s, long off) {
+    return s.get(SIGNIFICAND_LAYOUT, off);
+  }
+
+  /** Writes the 10 value bytes at {@code off} and zeroes the 6 padding bytes after them. */
+  static void write(MemorySegment s, long off, int se, long m) {
+    s.set(SIGNIFICAND_LAYOUT, off, m);
+    s.set(SHORT_LAYOUT, off + 8, (short) se);
+    s.set(SHORT_LAYOUT, off + 10, (short) 0);
+    s.set(INT_LAYOUT, off + 12, 0);
+  }
+
+  private static int valueExponent(int se) {
+    return Math.max(se & MAX_EXPONENT, 1);
+  }
+
+  static boolean isNaN(int se, long m) {
+    return (se & MAX_EXPONENT) == MAX_EXPONENT && m < 0 && m != INTEGER_BIT;
+  }
+
+  static boolean isInfinite(int se, long m) {
+    return (se & MAX_EXPONENT) == MAX_EXPONENT && m == INTEGER_BIT;
+  }
+
+  static boolean isZero(int se, long m) {
+    return (se & MAX_EXPONENT) == 0 && m == 0;
+  }
+
+  static boolean isNegative(int se) {
+    return (se & SIGN) != 0;
+  }
+
+  static boolean isUnsupported(int se, long m) {
+    return (se & MAX_EXPONENT) != 0 && m >= 0;
+  }
+
+  /** What x87 compares as unordered, and what gcc's {@code isnan} (x != x) reports. */
+  static boolean isUnordered(int se, long m) {
+    return isNaN(se, m) || isUnsupported(se, m);
+  }
+
+  /** C's truth, {@code x != 0}: -0 is false, NaNs and unsupported encodings are true. */
+  static boolean isTrue(int se, long m) {
+    return !isZero(se, m);
+  }
+
+  /** a + b, or a - b when {@code subtract}, into {@code out}'s first register. */
+  static void add(int aSe, long aM, int bSe, long bM, boolean subtract, ElementScratch out) {
+    if (nanResult(aSe, aM, bSe, bM, out)) {
+      return;
     }
-    boolean negA = isNegative();
-    boolean negB = b.isNegative() != subtract;
-    if (isInfinite() || b.isInfinite()) {
-      if (isInfinite() && b.isInfinite() && negA != negB) {
-        return DEFAULT_NAN;
+    boolean negA = isNegative(aSe);
+    boolean negB = isNegative(bSe) != subtract;
+    boolean infA = isInfinite(aSe, aM);
+    boolean infB = isInfinite(bSe, bM);
+    if (infA || infB) {
+      if (infA && infB && negA != negB) {
+        defaultNaN(out);
+      } else {
+        infinity(infA ? negA : negB, out);
       }
-      return infinity(isInfinite() ? negA : negB);
+      return;
     }
-    int ea = valueExponent();
-    int eb = b.valueExponent();
-    long ma = significand;
-    long mb = b.significand;
+    int ea = valueExponent(aSe);
+    int eb = valueExponent(bSe);
+    long ma = aM;
+    long mb = bM;
     if (ea < eb || (ea == eb && Long.compareUnsigned(ma, mb) < 0)) {
       int e = ea;
       ea = eb;
@@ -260,34 +387,42 @@ public record LongDouble(int signExponent, long significand) {
     }
     if ((hi | lo) == 0) {
       // An exact zero sum is +0 in round-to-nearest, unless both terms were negative (-0 + -0).
-      return zero(negA && negB);
+      zero(negA && negB, out);
+      return;
     }
-    return round(negA, ea + 1, hi, lo);
+    round(negA, ea + 1, hi, lo, out);
   }
 
-  public LongDouble multiply(LongDouble b) {
-    LongDouble nan = nanResult(this, b);
-    if (nan != null) {
-      return nan;
+  /** a * b into {@code out}'s first register. */
+  static void multiply(int aSe, long aM, int bSe, long bM, ElementScratch out) {
+    if (nanResult(aSe, aM, bSe, bM, out)) {
+      return;
     }
-    boolean negative = isNegative() != b.isNegative();
-    if (isInfinite() || b.isInfinite()) {
-      return isZero() || b.isZero() ? DEFAULT_NAN : infinity(negative);
+    boolean negative = isNegative(aSe) != isNegative(bSe);
+    boolean zero = isZero(aSe, aM) || isZero(bSe, bM);
+    if (isInfinite(aSe, aM) || isInfinite(bSe, bM)) {
+      if (zero) {
+        defaultNaN(out);
+      } else {
+        infinity(negative, out);
+      }
+      return;
     }
-    if (isZero() || b.isZero()) {
-      return zero(negative);
+    if (zero) {
+      zero(negative, out);
+      return;
     }
-    long hi = Math.unsignedMultiplyHigh(significand, b.significand);
-    long lo = significand * b.significand;
-    return round(negative, valueExponent() + b.valueExponent() - BIAS + 1, hi, lo);
+    long hi = Math.unsignedMultiplyHigh(aM, bM);
+    long lo = aM * bM;
+    round(negative, valueExponent(aSe) + valueExponent(bSe) - BIAS + 1, hi, lo, out);
   }
 
   /**
    * Rounds the nonzero 128-bit magnitude hi:lo * 2^(exponent - BIAS - 127) to 64 bits, nearest
-   * even, once: denormal results are shifted to exponent 1 before rounding (gradual underflow),
-   * results past the largest finite value become infinity.
+   * even, once, into {@code out}'s first register: denormal results are shifted to exponent 1
+   * before rounding (gradual underflow), results past the largest finite value become infinity.
    */
-  private static LongDouble round(boolean negative, int exponent, long hi, long lo) {
+  private static void round(boolean negative, int exponent, long hi, long lo, ElementScratch out) {
     int lz = hi != 0 ? Long.numberOfLeadingZeros(hi) : 64 + Long.numberOfLeadingZeros(lo);
     if (lz >= 64) {
       hi = lo << (lz - 64);
@@ -313,15 +448,17 @@ public record LongDouble(int signExponent, long significand) {
       }
     }
     if (exponent >= MAX_EXPONENT) {
-      return infinity(negative);
+      infinity(negative, out);
+      return;
     }
     if (hi == 0) {
-      return zero(negative);
+      zero(negative, out);
+      return;
     }
     // Without the integer bit the result is a denormal (exponent field 0); rounding up into the
     // integer bit makes it the smallest normal, exponent 1.
     int field = hi < 0 ? exponent : 0;
-    return new LongDouble((negative ? SIGN : 0) | field, hi);
+    set(out, (negative ? SIGN : 0) | field, hi);
   }
 
   /**
@@ -346,155 +483,209 @@ public record LongDouble(int signExponent, long significand) {
     return lost != 0 ? 1 : 0;
   }
 
-  /** The x87 result when an operand is not a number, or null when both are numbers. */
-  private static LongDouble nanResult(LongDouble a, LongDouble b) {
-    if (a.isUnsupported() || b.isUnsupported()) {
-      return DEFAULT_NAN;
+  /**
+   * When an operand is not a number, puts the x87 result in {@code out}'s first register and
+   * returns true; returns false, leaving {@code out} alone, when both are numbers.
+   */
+  private static boolean nanResult(int aSe, long aM, int bSe, long bM, ElementScratch out) {
+    if (isUnsupported(aSe, aM) || isUnsupported(bSe, bM)) {
+      defaultNaN(out);
+      return true;
     }
-    if (a.isNaN() && b.isNaN()) {
-      int c = Long.compareUnsigned(a.significand, b.significand);
+    boolean nanA = isNaN(aSe, aM);
+    boolean nanB = isNaN(bSe, bM);
+    if (nanA && nanB) {
+      int c = Long.compareUnsigned(aM, bM);
       if (c == 0) {
         // Equal significands: the sign bits are ANDed, so a positive one wins.
-        return new LongDouble(a.signExponent & b.signExponent, a.significand).quiet();
+        set(out, aSe & bSe, aM | QUIET_BIT);
+      } else if (c > 0) {
+        set(out, aSe, aM | QUIET_BIT);
+      } else {
+        set(out, bSe, bM | QUIET_BIT);
       }
-      return (c > 0 ? a : b).quiet();
+      return true;
     }
-    if (a.isNaN()) {
-      return a.quiet();
+    if (nanA) {
+      set(out, aSe, aM | QUIET_BIT);
+      return true;
     }
-    return b.isNaN() ? b.quiet() : null;
+    if (nanB) {
+      set(out, bSe, bM | QUIET_BIT);
+      return true;
+    }
+    return false;
   }
 
-  private LongDouble quiet() {
-    return new LongDouble(signExponent, significand | QUIET_BIT);
+  private static void set(ElementScratch out, int se, long m) {
+    out.signExponent = se;
+    out.significand = m;
   }
 
-  private static LongDouble zero(boolean negative) {
-    return negative ? ZERO.negate() : ZERO;
+  private static void defaultNaN(ElementScratch out) {
+    set(out, SIGN | MAX_EXPONENT, INTEGER_BIT | QUIET_BIT);
   }
 
-  private static LongDouble infinity(boolean negative) {
-    return negative ? POSITIVE_INFINITY.negate() : POSITIVE_INFINITY;
+  private static void zero(boolean negative, ElementScratch out) {
+    set(out, negative ? SIGN : 0, 0);
   }
 
-  /** -1, 0 or 1 as this is below, equal to or above b; UNORDERED with a NaN or unsupported. */
-  private int compare(LongDouble b) {
-    if (isUnordered() || b.isUnordered()) {
+  private static void infinity(boolean negative, ElementScratch out) {
+    set(out, (negative ? SIGN : 0) | MAX_EXPONENT, INTEGER_BIT);
+  }
+
+  /** -1, 0 or 1 as a is below, equal to or above b; UNORDERED with a NaN or unsupported. */
+  static int compare(int aSe, long aM, int bSe, long bM) {
+    if (isUnordered(aSe, aM) || isUnordered(bSe, bM)) {
       return UNORDERED;
     }
-    if (isZero() && b.isZero()) {
+    if (isZero(aSe, aM) && isZero(bSe, bM)) {
       return 0; // +0 == -0
     }
-    if (isNegative() != b.isNegative()) {
-      return isNegative() ? -1 : 1;
+    boolean negative = isNegative(aSe);
+    if (negative != isNegative(bSe)) {
+      return negative ? -1 : 1;
     }
     // Same sign: with exponent 0 read as 1, (exponent, significand) orders the magnitudes,
     // so a pseudo-denormal equals the smallest normal.
-    int c = Integer.compare(valueExponent(), b.valueExponent());
+    int c = Integer.compare(valueExponent(aSe), valueExponent(bSe));
     if (c == 0) {
-      c = Long.compareUnsigned(significand, b.significand);
+      c = Long.compareUnsigned(aM, bM);
     }
-    return isNegative() ? -c : c;
+    return negative ? -c : c;
   }
 
-  public boolean lessThan(LongDouble b) {
-    return compare(b) == -1;
+  /** Whether a {@link #compare} result means a &lt;= b. */
+  static boolean lessOrEqual(int comparison) {
+    return comparison == -1 || comparison == 0;
   }
 
-  public boolean lessOrEqual(LongDouble b) {
-    int c = compare(b);
-    return c == -1 || c == 0;
-  }
-
-  public boolean greaterThan(LongDouble b) {
-    return compare(b) == 1;
-  }
-
-  public boolean greaterOrEqual(LongDouble b) {
-    int c = compare(b);
-    return c == 1 || c == 0;
-  }
-
-  public boolean ieeeEquals(LongDouble b) {
-    return compare(b) == 0;
-  }
-
-  /** True when unordered too: the complement of {@link #ieeeEquals}. */
-  public boolean ieeeNotEquals(LongDouble b) {
-    return compare(b) != 0;
-  }
-
-  /** C's truth, {@code x != 0}: -0 is false, NaNs and unsupported encodings are true. */
-  public boolean isTrue() {
-    return !isZero();
-  }
-
-  public static LongDouble fromBoolean(boolean b) {
-    return b ? ONE : ZERO;
+  /** Whether a {@link #compare} result means a &gt;= b. */
+  static boolean greaterOrEqual(int comparison) {
+    return comparison == 1 || comparison == 0;
   }
 
   /**
-   * (a + bi) * (c + di) as gcc computes {@code long double _Complex} products on x86-64 without
-   * -ffast-math: inline (ac - bd, ad + bc), each step rounded to extended precision, and when both
-   * parts are NaN the C99 Annex G recovery of infinities of libgcc's {@code __mulxc3}. Returns {re,
-   * im}.
+   * {@link #complexMultiply(LongDouble, LongDouble, LongDouble, LongDouble)} on primitives: the
+   * real part goes to {@code out}'s first register, the imaginary part to its second.
    */
-  public static LongDouble[] complexMultiply(
-      LongDouble a, LongDouble b, LongDouble c, LongDouble d) {
-    LongDouble ac = a.multiply(c);
-    LongDouble bd = b.multiply(d);
-    LongDouble ad = a.multiply(d);
-    LongDouble bc = b.multiply(c);
-    LongDouble x = ac.subtract(bd);
-    LongDouble y = ad.add(bc);
-    if (x.isNaN() && y.isNaN()) {
+  static void complexMultiply(
+      int aSe, long aM, int bSe, long bM, int cSe, long cM, int dSe, long dM, ElementScratch out) {
+    multiply(aSe, aM, cSe, cM, out);
+    int acSe = out.signExponent;
+    long acM = out.significand;
+    multiply(bSe, bM, dSe, dM, out);
+    int bdSe = out.signExponent;
+    long bdM = out.significand;
+    multiply(aSe, aM, dSe, dM, out);
+    int adSe = out.signExponent;
+    long adM = out.significand;
+    multiply(bSe, bM, cSe, cM, out);
+    int bcSe = out.signExponent;
+    long bcM = out.significand;
+    add(adSe, adM, bcSe, bcM, false, out); // y
+    int ySe = out.signExponent;
+    long yM = out.significand;
+    add(acSe, acM, bdSe, bdM, true, out); // x
+    int xSe = out.signExponent;
+    long xM = out.significand;
+    if (isNaN(xSe, xM) && isNaN(ySe, yM)) {
       // libgcc's isinf is fabs(v) > LDBL_MAX and its isnan is v != v, both x87 compares, so an
       // unsupported encoding counts as NaN and never as infinite.
       boolean recalc = false;
-      if (a.isInfinite() || b.isInfinite()) {
+      if (isInfinite(aSe, aM) || isInfinite(bSe, bM)) {
         // z is infinite: box the infinity, NaNs in the other factor become 0.
-        a = box(a);
-        b = box(b);
-        c = zeroIfNaN(c);
-        d = zeroIfNaN(d);
+        long m = boxSignificand(aSe, aM);
+        aSe = boxSignExponent(aSe, aM);
+        aM = m;
+        m = boxSignificand(bSe, bM);
+        bSe = boxSignExponent(bSe, bM);
+        bM = m;
+        m = zeroIfNaNSignificand(cSe, cM);
+        cSe = zeroIfNaNSignExponent(cSe, cM);
+        cM = m;
+        m = zeroIfNaNSignificand(dSe, dM);
+        dSe = zeroIfNaNSignExponent(dSe, dM);
+        dM = m;
         recalc = true;
       }
-      if (c.isInfinite() || d.isInfinite()) {
-        c = box(c);
-        d = box(d);
-        a = zeroIfNaN(a);
-        b = zeroIfNaN(b);
+      if (isInfinite(cSe, cM) || isInfinite(dSe, dM)) {
+        long m = boxSignificand(cSe, cM);
+        cSe = boxSignExponent(cSe, cM);
+        cM = m;
+        m = boxSignificand(dSe, dM);
+        dSe = boxSignExponent(dSe, dM);
+        dM = m;
+        m = zeroIfNaNSignificand(aSe, aM);
+        aSe = zeroIfNaNSignExponent(aSe, aM);
+        aM = m;
+        m = zeroIfNaNSignificand(bSe, bM);
+        bSe = zeroIfNaNSignExponent(bSe, bM);
+        bM = m;
         recalc = true;
       }
-      if (!recalc && (ac.isInfinite() || bd.isInfinite() || ad.isInfinite() || bc.isInfinite())) {
+      if (!recalc
+          && (isInfinite(acSe, acM)
+              || isInfinite(bdSe, bdM)
+              || isInfinite(adSe, adM)
+              || isInfinite(bcSe, bcM))) {
         // Infinities from overflow: NaNs become 0.
-        a = zeroIfNaN(a);
-        b = zeroIfNaN(b);
-        c = zeroIfNaN(c);
-        d = zeroIfNaN(d);
+        long m = zeroIfNaNSignificand(aSe, aM);
+        aSe = zeroIfNaNSignExponent(aSe, aM);
+        aM = m;
+        m = zeroIfNaNSignificand(bSe, bM);
+        bSe = zeroIfNaNSignExponent(bSe, bM);
+        bM = m;
+        m = zeroIfNaNSignificand(cSe, cM);
+        cSe = zeroIfNaNSignExponent(cSe, cM);
+        cM = m;
+        m = zeroIfNaNSignificand(dSe, dM);
+        dSe = zeroIfNaNSignExponent(dSe, dM);
+        dM = m;
         recalc = true;
       }
       if (recalc) {
-        x = POSITIVE_INFINITY.multiply(a.multiply(c).subtract(b.multiply(d)));
-        y = POSITIVE_INFINITY.multiply(a.multiply(d).add(b.multiply(c)));
+        // x = inf * (ac - bd), y = inf * (ad + bc), every step rounded
+        multiply(aSe, aM, cSe, cM, out);
+        int pSe = out.signExponent;
+        long pM = out.significand;
+        multiply(bSe, bM, dSe, dM, out);
+        add(pSe, pM, out.signExponent, out.significand, true, out);
+        multiply(MAX_EXPONENT, INTEGER_BIT, out.signExponent, out.significand, out);
+        xSe = out.signExponent;
+        xM = out.significand;
+        multiply(aSe, aM, dSe, dM, out);
+        pSe = out.signExponent;
+        pM = out.significand;
+        multiply(bSe, bM, cSe, cM, out);
+        add(pSe, pM, out.signExponent, out.significand, false, out);
+        multiply(MAX_EXPONENT, INTEGER_BIT, out.signExponent, out.significand, out);
+        ySe = out.signExponent;
+        yM = out.significand;
       }
     }
-    return new LongDouble[] {x, y};
+    set(out, xSe, xM);
+    out.imSignExponent = ySe;
+    out.imSignificand = yM;
   }
 
-  /** copysign(isinf(v) ? 1 : 0, v). */
-  private static LongDouble box(LongDouble v) {
-    return (v.isInfinite() ? ONE : ZERO).copySign(v);
+  /** copysign(isinf(v) ? 1 : 0, v): its sign and exponent field. */
+  private static int boxSignExponent(int se, long m) {
+    return (isInfinite(se, m) ? BIAS : 0) | (se & SIGN);
   }
 
-  /** copysign(0, v) when isnan(v), else v. */
-  private static LongDouble zeroIfNaN(LongDouble v) {
-    return v.isUnordered() ? ZERO.copySign(v) : v;
+  /** copysign(isinf(v) ? 1 : 0, v): its significand. */
+  private static long boxSignificand(int se, long m) {
+    return isInfinite(se, m) ? INTEGER_BIT : 0;
   }
 
-  /** The two fields in hex, as {@code SSSS:MMMMMMMMMMMMMMMM} (tools/x87ref writes the same). */
-  @Override
-  public String toString() {
-    return String.format("%04x:%016x", signExponent, significand);
+  /** copysign(0, v) when isnan(v), else v: its sign and exponent field. */
+  private static int zeroIfNaNSignExponent(int se, long m) {
+    return isUnordered(se, m) ? se & SIGN : se;
+  }
+
+  /** copysign(0, v) when isnan(v), else v: its significand. */
+  private static long zeroIfNaNSignificand(int se, long m) {
+    return isUnordered(se, m) ? 0 : m;
   }
 }

@@ -9,8 +9,9 @@ import java.lang.foreign.MemorySegment;
 /**
  * What one (op, datatype) does to one element wider than 8 bytes: DOUBLE_COMPLEX, LONG_DOUBLE and
  * LONG_DOUBLE_COMPLEX, in place on the target's memory. Stored values are copied whole (16 or 32
- * bytes); computed long doubles are written as 10 bytes and zero padding. libfabric handles these
- * types with lock-style code, so CSWAP compares with IEEE {@code ==}, not bytes.
+ * bytes); computed long doubles are written as 10 bytes and zero padding. Long doubles are computed
+ * on primitives, results left in the caller's {@link ElementScratch}: nothing allocates. libfabric
+ * handles these types with lock-style code, so CSWAP compares with IEEE {@code ==}, not bytes.
  */
 final class WideSemantics {
   private WideSemantics() {}
@@ -23,11 +24,12 @@ final class WideSemantics {
       MemorySegment operand,
       long o,
       MemorySegment compare,
-      long c) {
+      long c,
+      ElementScratch scratch) {
     switch (dt) {
       case DOUBLE_COMPLEX -> doubleComplex(op, target, t, operand, o, compare, c);
-      case LONG_DOUBLE -> longDouble(op, target, t, operand, o, compare, c);
-      case LONG_DOUBLE_COMPLEX -> longDoubleComplex(op, target, t, operand, o, compare, c);
+      case LONG_DOUBLE -> longDouble(op, target, t, operand, o, compare, c, scratch);
+      case LONG_DOUBLE_COMPLEX -> longDoubleComplex(op, target, t, operand, o, compare, c, scratch);
       default -> throw new IllegalArgumentException(dt.fiName() + " is 8 bytes or less");
     }
   }
@@ -98,42 +100,47 @@ final class WideSemantics {
       MemorySegment operand,
       long o,
       MemorySegment cmp,
-      long c) {
-    LongDouble x = LongDouble.read(target, t);
+      long c,
+      ElementScratch r) {
+    int xSe = LongDouble.readSignExponent(target, t);
+    long xM = LongDouble.readSignificand(target, t);
     switch (op) {
       case MIN -> {
-        if (x.greaterThan(LongDouble.read(operand, o))) {
+        if (LongDouble.compare(xSe, xM, ldSe(operand, o), ldM(operand, o)) == 1) {
           copy(operand, o, target, t, 16);
         }
       }
       case MAX -> {
-        if (x.lessThan(LongDouble.read(operand, o))) {
+        if (LongDouble.compare(xSe, xM, ldSe(operand, o), ldM(operand, o)) == -1) {
           copy(operand, o, target, t, 16);
         }
       }
-      case SUM -> x.add(LongDouble.read(operand, o)).write(target, t);
-      case PROD -> x.multiply(LongDouble.read(operand, o)).write(target, t);
+      case SUM -> {
+        LongDouble.add(xSe, xM, ldSe(operand, o), ldM(operand, o), false, r);
+        LongDouble.write(target, t, r.signExponent, r.significand);
+      }
+      case PROD -> {
+        LongDouble.multiply(xSe, xM, ldSe(operand, o), ldM(operand, o), r);
+        LongDouble.write(target, t, r.signExponent, r.significand);
+      }
       case LOR ->
-          LongDouble.fromBoolean(x.isTrue() || LongDouble.read(operand, o).isTrue())
-              .write(target, t);
+          LongDouble.fromBoolean(LongDouble.isTrue(xSe, xM) || ldTrue(operand, o)).write(target, t);
       case LAND ->
-          LongDouble.fromBoolean(x.isTrue() && LongDouble.read(operand, o).isTrue())
-              .write(target, t);
+          LongDouble.fromBoolean(LongDouble.isTrue(xSe, xM) && ldTrue(operand, o)).write(target, t);
       case LXOR ->
-          LongDouble.fromBoolean(x.isTrue() != LongDouble.read(operand, o).isTrue())
-              .write(target, t);
+          LongDouble.fromBoolean(LongDouble.isTrue(xSe, xM) != ldTrue(operand, o)).write(target, t);
       case ATOMIC_READ -> {}
       case ATOMIC_WRITE -> copy(operand, o, target, t, 16);
       case CSWAP, CSWAP_NE, CSWAP_LE, CSWAP_LT, CSWAP_GE, CSWAP_GT -> {
-        LongDouble z = LongDouble.read(cmp, c);
+        int z = LongDouble.compare(ldSe(cmp, c), ldM(cmp, c), xSe, xM);
         boolean swap =
             switch (op) {
-              case CSWAP -> z.ieeeEquals(x);
-              case CSWAP_NE -> z.ieeeNotEquals(x);
-              case CSWAP_LE -> z.lessOrEqual(x);
-              case CSWAP_LT -> z.lessThan(x);
-              case CSWAP_GE -> z.greaterOrEqual(x);
-              default -> z.greaterThan(x);
+              case CSWAP -> z == 0;
+              case CSWAP_NE -> z != 0;
+              case CSWAP_LE -> LongDouble.lessOrEqual(z);
+              case CSWAP_LT -> z == -1;
+              case CSWAP_GE -> LongDouble.greaterOrEqual(z);
+              default -> z == 1;
             };
         if (swap) {
           copy(operand, o, target, t, 16);
@@ -150,29 +157,42 @@ final class WideSemantics {
       MemorySegment operand,
       long o,
       MemorySegment cmp,
-      long c) {
-    LongDouble a = LongDouble.read(target, t);
-    LongDouble b = LongDouble.read(target, t + 16);
+      long c,
+      ElementScratch r) {
+    int aSe = LongDouble.readSignExponent(target, t);
+    long aM = LongDouble.readSignificand(target, t);
+    int bSe = LongDouble.readSignExponent(target, t + 16);
+    long bM = LongDouble.readSignificand(target, t + 16);
     switch (op) {
       case SUM -> {
-        a.add(LongDouble.read(operand, o)).write(target, t);
-        b.add(LongDouble.read(operand, o + 16)).write(target, t + 16);
+        LongDouble.add(aSe, aM, ldSe(operand, o), ldM(operand, o), false, r);
+        LongDouble.write(target, t, r.signExponent, r.significand);
+        LongDouble.add(bSe, bM, ldSe(operand, o + 16), ldM(operand, o + 16), false, r);
+        LongDouble.write(target, t + 16, r.signExponent, r.significand);
       }
       case PROD -> {
-        LongDouble[] p =
-            LongDouble.complexMultiply(
-                a, b, LongDouble.read(operand, o), LongDouble.read(operand, o + 16));
-        p[0].write(target, t);
-        p[1].write(target, t + 16);
+        LongDouble.complexMultiply(
+            aSe,
+            aM,
+            bSe,
+            bM,
+            ldSe(operand, o),
+            ldM(operand, o),
+            ldSe(operand, o + 16),
+            ldM(operand, o + 16),
+            r);
+        LongDouble.write(target, t, r.signExponent, r.significand);
+        LongDouble.write(target, t + 16, r.imSignExponent, r.imSignificand);
       }
-      case LOR -> storeLongDoubleBool(target, t, ldTruth(a, b) || ldTruth(operand, o));
-      case LAND -> storeLongDoubleBool(target, t, ldTruth(a, b) && ldTruth(operand, o));
-      case LXOR -> storeLongDoubleBool(target, t, ldTruth(a, b) != ldTruth(operand, o));
+      case LOR -> storeLongDoubleBool(target, t, ldTruth(aSe, aM, bSe, bM) || ldTruth(operand, o));
+      case LAND -> storeLongDoubleBool(target, t, ldTruth(aSe, aM, bSe, bM) && ldTruth(operand, o));
+      case LXOR -> storeLongDoubleBool(target, t, ldTruth(aSe, aM, bSe, bM) != ldTruth(operand, o));
       case ATOMIC_READ -> {}
       case ATOMIC_WRITE -> copy(operand, o, target, t, 32);
       case CSWAP, CSWAP_NE -> {
         boolean equal =
-            LongDouble.read(cmp, c).ieeeEquals(a) && LongDouble.read(cmp, c + 16).ieeeEquals(b);
+            LongDouble.compare(ldSe(cmp, c), ldM(cmp, c), aSe, aM) == 0
+                && LongDouble.compare(ldSe(cmp, c + 16), ldM(cmp, c + 16), bSe, bM) == 0;
         if (equal == (op == FiOp.CSWAP)) {
           copy(operand, o, target, t, 32);
         }
@@ -181,12 +201,24 @@ final class WideSemantics {
     }
   }
 
-  private static boolean ldTruth(LongDouble re, LongDouble im) {
-    return re.isTrue() || im.isTrue();
+  private static int ldSe(MemorySegment s, long off) {
+    return LongDouble.readSignExponent(s, off);
+  }
+
+  private static long ldM(MemorySegment s, long off) {
+    return LongDouble.readSignificand(s, off);
+  }
+
+  private static boolean ldTrue(MemorySegment s, long off) {
+    return LongDouble.isTrue(ldSe(s, off), ldM(s, off));
+  }
+
+  private static boolean ldTruth(int reSe, long reM, int imSe, long imM) {
+    return LongDouble.isTrue(reSe, reM) || LongDouble.isTrue(imSe, imM);
   }
 
   private static boolean ldTruth(MemorySegment s, long off) {
-    return ldTruth(LongDouble.read(s, off), LongDouble.read(s, off + 16));
+    return ldTruth(ldSe(s, off), ldM(s, off), ldSe(s, off + 16), ldM(s, off + 16));
   }
 
   private static void storeLongDoubleBool(MemorySegment s, long off, boolean v) {

@@ -13,6 +13,7 @@ import dev.fiucx.FiFlags;
 import dev.fiucx.FiOp;
 import dev.fiucx.MemoryRegion;
 import dev.fiucx.conformance.remote.Initiator;
+import dev.fiucx.semantics.LongDouble;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
@@ -21,12 +22,13 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * An emulated call (CAS loop: INT16; remote lock: DOUBLE_COMPLEX) allocates nothing once compiled,
- * through the whole API: validation, the engine's element states, the lock's acquire, get, put and
- * release, the steps that complete at once (shared memory) or later through the progress a
- * completion-queue read makes (tcp), the result and the completion. Measured with the JVM's
- * per-thread allocation counter over whole rounds, under manual progress so that every step runs on
- * this thread; rounds repeat (at most {@link #MAX_ROUNDS}) while the JIT settles.
+ * An emulated call (CAS loop: INT16; remote lock: DOUBLE_COMPLEX, and LONG_DOUBLE, whose sums round
+ * in extended precision) allocates nothing once compiled, through the whole API: validation, the
+ * engine's element states, the lock's acquire, get, put and release, the steps that complete at
+ * once (shared memory) or later through the progress a completion-queue read makes (tcp), the
+ * result and the completion. Measured with the JVM's per-thread allocation counter over whole
+ * rounds, under manual progress so that every step runs on this thread; rounds repeat (at most
+ * {@link #MAX_ROUNDS}) while the JIT settles.
  */
 class EmulationAllocationTest {
   private static final int MAX_ROUNDS = 10;
@@ -40,11 +42,16 @@ class EmulationAllocationTest {
     "shm, 10000, 1, FI_DOUBLE_COMPLEX",
     "shm, 1000, 4, FI_DOUBLE_COMPLEX",
     "tcp, 300, 1, FI_DOUBLE_COMPLEX",
-    "tcp, 100, 4, FI_DOUBLE_COMPLEX"
+    "tcp, 100, 4, FI_DOUBLE_COMPLEX",
+    "shm, 10000, 1, FI_LONG_DOUBLE",
+    "shm, 1000, 4, FI_LONG_DOUBLE",
+    "tcp, 300, 1, FI_LONG_DOUBLE",
+    "tcp, 100, 4, FI_LONG_DOUBLE"
   })
   void anEmulatedCallAllocatesNothing(String transport, int perRound, int count, String type) {
     FiDatatype datatype = FiDatatype.ofName(type);
     boolean wide = datatype == FiDatatype.DOUBLE_COMPLEX;
+    boolean longDouble = datatype == FiDatatype.LONG_DOUBLE;
     int size = datatype.size();
     try (Domain target =
             Fabric.openDomain(
@@ -57,6 +64,8 @@ class EmulationAllocationTest {
       for (int i = 0; i < count; i++) {
         if (wide) {
           operand.set(JAVA_DOUBLE, 16L * i, 1.0); // (1, 0)
+        } else if (longDouble) {
+          LongDouble.ONE.write(operand, 16L * i);
         } else {
           operand.setAtIndex(JAVA_SHORT, i, (short) 1);
         }
@@ -95,6 +104,9 @@ class EmulationAllocationTest {
         if (wide) {
           assertEquals(calls, region.segment().get(JAVA_DOUBLE, 16L * i));
           assertEquals(calls - 1, result.get(JAVA_DOUBLE, 16L * i));
+        } else if (longDouble) {
+          assertEquals(calls, LongDouble.read(region.segment(), 16L * i).toDouble());
+          assertEquals(calls - 1, LongDouble.read(result, 16L * i).toDouble());
         } else {
           assertEquals((short) calls, region.segment().getAtIndex(JAVA_SHORT, i));
           assertEquals((short) (calls - 1), result.getAtIndex(JAVA_SHORT, i));

@@ -13,8 +13,9 @@ import org.openjdk.jmh.results.ScalarResult;
 /**
  * A JMH profiler ({@code -prof dev.fiucx.perf.jmh.WorkerAllocationProfiler}; {@code fiucx jmh} adds
  * it) that reports {@code alloc.worker.norm}: the bytes the benchmark thread allocated per call, as
- * {@link WorkerAllocation} measured them, for the benchmarks that take that state (the post path).
- * Beside {@code -prof gc}'s {@code gc.alloc.rate.norm}, which counts every thread.
+ * {@link WorkerAllocation} measured them, for the benchmarks that take that state (the post path
+ * and {@code SemanticsBenchmark.apply}). Beside {@code -prof gc}'s {@code gc.alloc.rate.norm},
+ * which counts every thread.
  */
 public final class WorkerAllocationProfiler implements InternalProfiler {
   @Override
