@@ -64,10 +64,15 @@ class BenchRolesTest {
     for (JsonNode round : vs.get("per_round")) {
       assertEquals(20000, round.get("ucx_perftest").get("iterations").asLong());
       assertEquals(20000, round.get("fiucx").get("ops").asLong());
+      // the ratios use the clock-free run that follows each recorded one
       double ratio =
-          round.get("fiucx").get("overall_latency_us").asDouble()
+          round.get("fiucx").get("clock_free_overall_latency_us").asDouble()
               / round.get("ucx_perftest").get("overall_latency_us").asDouble();
       assertEquals(ratio, round.get("latency_ratio").asDouble(), 1e-9);
+      double rate =
+          round.get("fiucx").get("clock_free_ops_per_s").asDouble()
+              / round.get("ucx_perftest").get("overall_rate").asDouble();
+      assertEquals(rate, round.get("rate_ratio").asDouble(), 1e-9);
     }
   }
 }
