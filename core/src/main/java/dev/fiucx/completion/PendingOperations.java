@@ -21,6 +21,10 @@ import java.lang.invoke.VarHandle;
 public final class PendingOperations {
   private static final int FREE = 0;
   private static final int BUSY = 1;
+
+  /** A one-element slot whose element completed before its poster opened it ({@link #openAt}). */
+  private static final int EARLY = 2;
+
   private static final int GUARD = 1 << 30;
   private static final VarHandle INTS = MethodHandles.arrayElementVarHandle(int[].class);
 
@@ -95,14 +99,14 @@ public final class PendingOperations {
   }
 
   /**
-   * The slot {@link #open} would take now, without taking it, or {@code -FI_EAGAIN}; for a
-   * single-threaded instance, whose poster opens a one-element slot with {@link #openAt} only once
-   * the element went pending.
+   * The slot {@link #open} would take now, without taking it, or {@code -FI_EAGAIN}. The poster of
+   * a one-element operation names it in the post and opens it with {@link #openAt} only when the
+   * element went pending: an element done at once never touches the table.
    */
   public int peek() {
     for (int probe = 0; probe <= mask; probe++) {
       int s = (cursor + probe) & mask;
-      if (state[s] == FREE) {
+      if ((int) INTS.getAcquire(state, s) == FREE) {
         return s;
       }
     }
@@ -110,8 +114,9 @@ public final class PendingOperations {
   }
 
   /**
-   * Opens {@code slot} (from {@link #peek}) for one element that went pending. Single-threaded
-   * instances only: nothing may have reported the slot before.
+   * Opens {@code slot} (from {@link #peek}) for one element that went pending. In a concurrent
+   * instance the element may already have completed on another thread ({@link #completed} found the
+   * slot free and marked it EARLY): then the poster finishes it here.
    */
   public void openAt(
       int slot,
@@ -126,9 +131,15 @@ public final class PendingOperations {
     reserved[slot] = reservedCompletion;
     counters[slot] = counter;
     cqFlags[slot] = flags;
-    status[slot] = 0;
-    remaining[slot] = 1;
-    state[slot] = BUSY;
+    if (!concurrent) {
+      remaining[slot] = 1;
+      state[slot] = BUSY;
+      return;
+    }
+    INTS.setRelease(remaining, slot, 1);
+    if (!INTS.compareAndSet(state, slot, FREE, BUSY)) {
+      finish(slot, true); // EARLY: its completion came first and left its status
+    }
   }
 
   /** Records a failure of {@code slot}; the first one is what the error entry reports. */
@@ -145,6 +156,11 @@ public final class PendingOperations {
   public void completed(int slot, int elementStatus) {
     if (elementStatus != 0) {
       fail(slot, elementStatus);
+    }
+    if (concurrent
+        && (int) INTS.getAcquire(state, slot) == FREE
+        && INTS.compareAndSet(state, slot, FREE, EARLY)) {
+      return; // its poster has not opened it yet and finishes it in openAt
     }
     if (add(slot, -1) == 0) {
       finish(slot, false);
@@ -187,7 +203,7 @@ public final class PendingOperations {
   public int inFlight() {
     int n = 0;
     for (int s = 0; s <= mask; s++) {
-      n += (int) INTS.getVolatile(state, s);
+      n += (int) INTS.getVolatile(state, s) == FREE ? 0 : 1;
     }
     return n;
   }
@@ -239,6 +255,7 @@ public final class PendingOperations {
     contexts[slot] = null;
     queues[slot] = null;
     counters[slot] = null;
+    status[slot] = 0; // before the release: an early completion of the slot's next use sets it
     INTS.setRelease(state, slot, FREE);
   }
 }

@@ -520,12 +520,10 @@ final class EngineEndpoint implements Endpoint {
     boolean reads = family != AtomicFamily.BASE;
     CompletionCounter counter = reads ? readCounter : writeCounter;
     long cqFlags = FiFlags.ATOMIC | (reads ? FiFlags.READ : FiFlags.WRITE);
-    // one thread at a time (manual progress): nothing can report the element before this call
-    // returns, so the slot is opened only when the element goes pending; an element done at once
-    // writes its completion here and never touches the slot table
-    boolean openLate = !domain.concurrent();
-    int slot =
-        openLate ? pending.peek() : pending.open(context, cq, wantCompletion, counter, cqFlags, 1);
+    // the slot is opened only when the element goes pending (openAt copes with a completion that
+    // came first on another thread); an element done at once writes its completion here and never
+    // touches the slot table
+    int slot = pending.peek();
     if (slot < 0) {
       if (wantCompletion) {
         cq.release();
@@ -545,16 +543,12 @@ final class EngineEndpoint implements Endpoint {
             slot,
             ((long) index << 32) | slot);
     if (rc < 0) {
-      if (!openLate) {
-        pending.cancel(slot);
-      } else if (wantCompletion) {
+      if (wantCompletion) {
         cq.release();
       }
       return rc;
     }
-    if (!openLate) {
-      pending.posted(slot, 1, rc);
-    } else if (rc == TransportPeer.PENDING) {
+    if (rc == TransportPeer.PENDING) {
       pending.openAt(slot, context, cq, wantCompletion, counter, cqFlags);
     } else {
       if (wantCompletion) {

@@ -2,6 +2,7 @@ package dev.fiucx.completion;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fiucx.CqEntry;
 import dev.fiucx.CqErrEntry;
@@ -128,5 +129,85 @@ class PendingOperationsTest {
     p.openAt(first, null, null, false, null, 0);
     p.openAt(second, null, null, false, null, 0);
     assertEquals(-FiErrno.EAGAIN, p.peek(), "every slot in flight");
+  }
+
+  @org.junit.jupiter.api.Test
+  void aCompletionThatComesBeforeItsSlotIsOpenedIsFinishedByTheOpen() {
+    CompletionRing cq = new CompletionRing(8, () -> 0, CompletionRing.Producers.ONE_POSTER);
+    PendingOperations p = new PendingOperations(4, true);
+    cq.reserve();
+    int slot = p.peek();
+    p.completed(slot, -FiErrno.ECONNRESET); // another thread's progress, before openAt
+    assertEquals(1, p.inFlight(), "completed early, not finished");
+    assertEquals(-FiErrno.EAGAIN, cq.read(out, 1), "nothing yet");
+    p.openAt(slot, "early", cq, true, counter, FiFlags.ATOMIC | FiFlags.READ);
+    assertEquals(0, p.inFlight());
+    assertEquals(-FiErrno.EAVAIL, cq.read(out, 1));
+    CqErrEntry e = new CqErrEntry();
+    assertEquals(1, cq.readErr(e));
+    assertSame("early", e.opContext);
+    assertEquals(FiErrno.ECONNRESET, e.err);
+    // the slot comes back clean: its next use succeeds
+    cq.reserve();
+    int again = p.peek();
+    p.openAt(again, "next", cq, true, counter, FiFlags.ATOMIC | FiFlags.READ);
+    p.completed(again, 0);
+    assertEquals(1, cq.read(out, 1));
+    assertSame("next", out[0].opContext);
+  }
+
+  @org.junit.jupiter.api.Test
+  void earlyCompletionsRacingTheirOpensEachFinishOnce() throws Exception {
+    CompletionRing cq = new CompletionRing(1024, () -> 0, CompletionRing.Producers.ONE_POSTER);
+    PendingOperations p = new PendingOperations(64, true);
+    int calls = 100_000;
+    java.util.concurrent.ArrayBlockingQueue<Integer> posted =
+        new java.util.concurrent.ArrayBlockingQueue<>(64);
+    Thread progress =
+        new Thread(
+            () -> {
+              for (int i = 0; i < calls; i++) {
+                try {
+                  p.completed(posted.take(), 0);
+                } catch (InterruptedException e) {
+                  return;
+                }
+              }
+            });
+    progress.start();
+    CqEntry[] batch = new CqEntry[64];
+    for (int i = 0; i < batch.length; i++) {
+      batch[i] = new CqEntry();
+    }
+    long seen = 0;
+    long sum = 0;
+    for (int i = 0; i < calls; i++) {
+      while (!cq.reserve()) { // the queue is full: read
+        int n = cq.read(batch, 64);
+        for (int k = 0; k < n; k++) {
+          sum += (Integer) batch[k].opContext;
+        }
+        seen += Math.max(0, n);
+      }
+      int slot;
+      while ((slot = p.peek()) < 0) { // every slot in flight: wait for the other thread
+        Thread.onSpinWait();
+      }
+      posted.put(slot); // "pending": the other thread may complete it before openAt
+      p.openAt(slot, i, cq, true, null, 0);
+    }
+    long deadline = System.nanoTime() + 20_000_000_000L;
+    while (seen < calls) {
+      assertTrue(System.nanoTime() < deadline, "only " + seen + " completions");
+      int n = cq.read(batch, 64);
+      for (int k = 0; k < n; k++) {
+        sum += (Integer) batch[k].opContext;
+      }
+      seen += Math.max(0, n);
+    }
+    progress.join();
+    assertEquals(calls, seen);
+    assertEquals((long) calls * (calls - 1) / 2, sum, "every call's completion exactly once");
+    assertEquals(0, p.inFlight());
   }
 }
