@@ -207,6 +207,29 @@ class RemoteLockTest {
     assertEquals(0, counters.locksTakenOver());
   }
 
+  /**
+   * A hold whose get stayed pending for more than half a lease gives its lock back and starts over
+   * instead of putting (a waiter may take it over at any moment); one whose steps all ran in the
+   * call is never timed.
+   */
+  @Test
+  void aHoldPendingForHalfALeaseStartsOverAndStillComputesOnce() throws Exception {
+    lock = newLock(TimeUnit.MILLISECONDS.toNanos(20));
+    assertEquals(TransportPeer.DONE, startSum(1, 0)); // all inline: no clock, no restart
+    assertEquals(0, counters.lockRestarts());
+    peer.pending = true;
+    assertEquals(TransportPeer.PENDING, startSum(1, 0));
+    peer.queue.poll().run(); // the acquire's compare-and-swap lands
+    lock.drain(); // the element posts its get, which stays pending
+    assertEquals("GET 16/16", peer.log.getLast());
+    Thread.sleep(15); // more than half the lease
+    settleWithin(TimeUnit.SECONDS.toNanos(5));
+    assertEquals(1, counters.lockRestarts());
+    assertEquals(2.0, memory.get(JAVA_DOUBLE, 16), "1 + 1, the second exactly once");
+    assertEquals(List.of(SLOT + ":0"), reported);
+    assertTrue(LockWords.isFree(stripeWord(16)));
+  }
+
   @Test
   void stepsThatCompleteLaterCarryTheBaseAndTheElement() {
     peer.pending = true;
