@@ -13,27 +13,16 @@ import org.openjdk.jmh.annotations.Param;
  * add into a discard word today, so that its completion means it has been applied).
  */
 public class BaseSumUint64 extends PostPathBenchmark {
+  public BaseSumUint64() {
+    super(AtomicFamily.BASE, FiOp.SUM, FiDatatype.UINT64);
+  }
+
   @Param({"1", "8", "64", "512"})
   public int count;
 
   @Override
   protected int count() {
     return count;
-  }
-
-  @Override
-  protected AtomicFamily family() {
-    return AtomicFamily.BASE;
-  }
-
-  @Override
-  protected FiOp op() {
-    return FiOp.SUM;
-  }
-
-  @Override
-  protected FiDatatype datatype() {
-    return FiDatatype.UINT64;
   }
 
   @Override

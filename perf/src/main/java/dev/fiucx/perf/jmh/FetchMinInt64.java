@@ -15,27 +15,16 @@ import org.openjdk.jmh.annotations.Param;
  * measured).
  */
 public class FetchMinInt64 extends PostPathBenchmark {
+  public FetchMinInt64() {
+    super(AtomicFamily.FETCH, FiOp.MIN, FiDatatype.INT64);
+  }
+
   @Param({"1", "8", "64", "512"})
   public int count;
 
   @Override
   protected int count() {
     return count;
-  }
-
-  @Override
-  protected AtomicFamily family() {
-    return AtomicFamily.FETCH;
-  }
-
-  @Override
-  protected FiOp op() {
-    return FiOp.MIN;
-  }
-
-  @Override
-  protected FiDatatype datatype() {
-    return FiDatatype.INT64;
   }
 
   @Override

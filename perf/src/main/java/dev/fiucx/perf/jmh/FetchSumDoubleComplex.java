@@ -14,27 +14,16 @@ import org.openjdk.jmh.annotations.Param;
  * 256 is the largest count here.
  */
 public class FetchSumDoubleComplex extends PostPathBenchmark {
+  public FetchSumDoubleComplex() {
+    super(AtomicFamily.FETCH, FiOp.SUM, FiDatatype.DOUBLE_COMPLEX);
+  }
+
   @Param({"1", "8", "64", "256"})
   public int count;
 
   @Override
   protected int count() {
     return count;
-  }
-
-  @Override
-  protected AtomicFamily family() {
-    return AtomicFamily.FETCH;
-  }
-
-  @Override
-  protected FiOp op() {
-    return FiOp.SUM;
-  }
-
-  @Override
-  protected FiDatatype datatype() {
-    return FiDatatype.DOUBLE_COMPLEX;
   }
 
   @Override

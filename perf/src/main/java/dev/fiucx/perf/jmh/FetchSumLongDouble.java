@@ -13,27 +13,16 @@ import org.openjdk.jmh.annotations.Param;
  * 256.
  */
 public class FetchSumLongDouble extends PostPathBenchmark {
+  public FetchSumLongDouble() {
+    super(AtomicFamily.FETCH, FiOp.SUM, FiDatatype.LONG_DOUBLE);
+  }
+
   @Param({"1", "8", "64", "256"})
   public int count;
 
   @Override
   protected int count() {
     return count;
-  }
-
-  @Override
-  protected AtomicFamily family() {
-    return AtomicFamily.FETCH;
-  }
-
-  @Override
-  protected FiOp op() {
-    return FiOp.SUM;
-  }
-
-  @Override
-  protected FiDatatype datatype() {
-    return FiDatatype.LONG_DOUBLE;
   }
 
   @Override

@@ -10,27 +10,16 @@ import org.openjdk.jmh.annotations.Param;
 
 /** {@code fi_fetch_atomic} SUM UINT64 of 1 per element: native, one UCX atomic per element. */
 public class FetchSumUint64 extends PostPathBenchmark {
+  public FetchSumUint64() {
+    super(AtomicFamily.FETCH, FiOp.SUM, FiDatatype.UINT64);
+  }
+
   @Param({"1", "8", "64", "512"})
   public int count;
 
   @Override
   protected int count() {
     return count;
-  }
-
-  @Override
-  protected AtomicFamily family() {
-    return AtomicFamily.FETCH;
-  }
-
-  @Override
-  protected FiOp op() {
-    return FiOp.SUM;
-  }
-
-  @Override
-  protected FiDatatype datatype() {
-    return FiDatatype.UINT64;
   }
 
   @Override

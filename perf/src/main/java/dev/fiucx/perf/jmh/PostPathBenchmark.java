@@ -82,12 +82,18 @@ public abstract class PostPathBenchmark {
   /** Elements per call. */
   protected abstract int count();
 
-  /** {@link AtomicFamily#BASE} ({@code fi_atomic}) or {@link AtomicFamily#FETCH}. */
-  protected abstract AtomicFamily family();
+  private final AtomicFamily family;
+  private final FiOp cellOp;
+  private final FiDatatype cellDatatype;
 
-  protected abstract FiOp op();
-
-  protected abstract FiDatatype datatype();
+  /**
+   * @param family {@link AtomicFamily#BASE} ({@code fi_atomic}) or {@link AtomicFamily#FETCH}
+   */
+  protected PostPathBenchmark(AtomicFamily family, FiOp op, FiDatatype datatype) {
+    this.family = family;
+    this.cellOp = op;
+    this.cellDatatype = datatype;
+  }
 
   /** Fills an operand buffer once, at set-up. */
   protected abstract void initOperand(MemorySegment operand, int count);
@@ -134,9 +140,9 @@ public abstract class PostPathBenchmark {
   @Setup(Level.Trial)
   public void open() {
     count = count();
-    op = op();
-    datatype = datatype();
-    fetch = family() == AtomicFamily.FETCH;
+    op = cellOp;
+    datatype = cellDatatype;
+    fetch = family == AtomicFamily.FETCH;
     expectedFlags = FiFlags.ATOMIC | (fetch ? FiFlags.READ : FiFlags.WRITE);
     int size = datatype.size();
     areaBytes = ((long) count * size + 7) & ~7L;
