@@ -169,9 +169,9 @@ final class EngineEndpoint implements Endpoint {
       FiDatatype datatype,
       FiOp op,
       Object context) {
-    if (count == 1 && takesPostOne(AtomicFamily.BASE, op, datatype)) {
-      return postOne(
-          AtomicFamily.BASE, op, datatype, buf, null, null, destAddr, addr, key, context, 0);
+    AtomicCell one = count == 1 ? validCell(AtomicFamily.BASE, op, datatype) : null;
+    if (one != null) {
+      return postOne(one, buf, null, null, destAddr, addr, key, context, 0);
     }
     dispatcher.operands.set(buf, count);
     dispatcher.targets.set(addr, count, key);
@@ -214,19 +214,9 @@ final class EngineEndpoint implements Endpoint {
       long key,
       FiDatatype datatype,
       FiOp op) {
-    if (count == 1 && takesPostOne(AtomicFamily.BASE, op, datatype)) {
-      return postOne(
-          AtomicFamily.BASE,
-          op,
-          datatype,
-          buf,
-          null,
-          null,
-          destAddr,
-          addr,
-          key,
-          null,
-          FiFlags.INJECT);
+    AtomicCell one = count == 1 ? validCell(AtomicFamily.BASE, op, datatype) : null;
+    if (one != null) {
+      return postOne(one, buf, null, null, destAddr, addr, key, null, FiFlags.INJECT);
     }
     dispatcher.operands.set(buf, count);
     dispatcher.targets.set(addr, count, key);
@@ -248,9 +238,9 @@ final class EngineEndpoint implements Endpoint {
       FiDatatype datatype,
       FiOp op,
       Object context) {
-    if (count == 1 && takesPostOne(AtomicFamily.FETCH, op, datatype)) {
-      return postOne(
-          AtomicFamily.FETCH, op, datatype, buf, null, result, destAddr, addr, key, context, 0);
+    AtomicCell one = count == 1 ? validCell(AtomicFamily.FETCH, op, datatype) : null;
+    if (one != null) {
+      return postOne(one, buf, null, result, destAddr, addr, key, context, 0);
     }
     dispatcher.operands.set(buf, count);
     dispatcher.results.set(result, count);
@@ -310,19 +300,9 @@ final class EngineEndpoint implements Endpoint {
       FiDatatype datatype,
       FiOp op,
       Object context) {
-    if (count == 1 && takesPostOne(AtomicFamily.COMPARE, op, datatype)) {
-      return postOne(
-          AtomicFamily.COMPARE,
-          op,
-          datatype,
-          buf,
-          compare,
-          result,
-          destAddr,
-          addr,
-          key,
-          context,
-          0);
+    AtomicCell one = count == 1 ? validCell(AtomicFamily.COMPARE, op, datatype) : null;
+    if (one != null) {
+      return postOne(one, buf, compare, result, destAddr, addr, key, context, 0);
     }
     dispatcher.operands.set(buf, count);
     dispatcher.compares.set(compare, count);
@@ -435,14 +415,15 @@ final class EngineEndpoint implements Endpoint {
   }
 
   /**
-   * Whether a cell is carried out (natively, by the CAS loop or under a remote lock): what {@link
-   * #postOne} takes.
+   * The cell when it is carried out (natively, by the CAS loop or under a remote lock): what {@link
+   * #postOne} takes; else null.
    */
-  private boolean takesPostOne(AtomicFamily family, FiOp op, FiDatatype datatype) {
+  private AtomicCell validCell(AtomicFamily family, FiOp op, FiDatatype datatype) {
     if (op == null || datatype == null) {
-      return false;
+      return null;
     }
-    return table.cell(family, op, datatype).valid();
+    AtomicCell cell = table.cell(family, op, datatype);
+    return cell.valid() ? cell : null;
   }
 
   /**
@@ -453,9 +434,7 @@ final class EngineEndpoint implements Endpoint {
    * @param flags 0 for the plain calls (their default completion flags), or FI_INJECT
    */
   private int postOne(
-      AtomicFamily family,
-      FiOp op,
-      FiDatatype datatype,
+      AtomicCell cell,
       MemorySegment buf,
       MemorySegment compare,
       MemorySegment result,
@@ -467,9 +446,9 @@ final class EngineEndpoint implements Endpoint {
     if (closed || !enabled) {
       return -FiErrno.EOPBADSTATE;
     }
-    AtomicCell cell = table.cell(family, op, datatype);
+    AtomicFamily family = cell.family();
     int size = cell.size();
-    boolean readsOperand = op != FiOp.ATOMIC_READ;
+    boolean readsOperand = cell.op() != FiOp.ATOMIC_READ;
     if (readsOperand && (buf == null || buf.byteSize() < size)) {
       return -FiErrno.EINVAL;
     }

@@ -30,11 +30,20 @@ public record AtomicCell(
    * for DOUBLE_COMPLEX (two doubles) and 16 for the long doubles, as C aligns them on x86-64.
    */
   public int alignment() {
-    return switch (datatype) {
-      case DOUBLE_COMPLEX -> 8;
-      case LONG_DOUBLE, LONG_DOUBLE_COMPLEX -> 16;
-      default -> datatype.size();
-    };
+    return ALIGNMENT[datatype.ordinal()]; // every call's range check asks: a load, not a switch
+  }
+
+  private static final int[] ALIGNMENT = new int[FiDatatype.values().length];
+
+  static {
+    for (FiDatatype t : FiDatatype.values()) {
+      ALIGNMENT[t.ordinal()] =
+          switch (t) {
+            case DOUBLE_COMPLEX -> 8;
+            case LONG_DOUBLE, LONG_DOUBLE_COMPLEX -> 16;
+            default -> t.size();
+          };
+    }
   }
 
   public AtomicAttr attr() {
