@@ -9,9 +9,15 @@
  *   <li>Posting ({@code AtomicPoster}): a preallocated {@code ucp_request_param_t} and operand
  *       word, the engine's token as {@code user_data}, and one FFM upcall stub per transport as the
  *       completion callback, which frees the request and reports the token. Nothing is allocated
- *       per operation. Fetching atomics run in zeroed request memory of our own ({@code
- *       AtomicRequests}): UCX 1.13 leaves an atomic request's datatype state uninitialised and its
- *       purge of a failed endpoint deregisters whatever that state names.
+ *       per operation. Fetching atomics on endpoints with peer-failure handling run in zeroed
+ *       request memory of our own ({@code AtomicRequests}): UCX 1.13 leaves an atomic request's
+ *       datatype state uninitialised and its purge of a failed endpoint deregisters whatever that
+ *       state names.
+ *   <li>The direct path ({@code MappedAtomics}): a peer region that {@code ucp_rkey_ptr} maps into
+ *       this process (UCX-allocated memory over sysv or posix) takes CPU atomics on the mapping
+ *       instead of {@code ucp_atomic_op_nbx}, done when the call returns; only where every atomic
+ *       on that memory is a CPU atomic (no device atomic mode or resources) and once the CPU ops
+ *       proved right at open. {@code direct_path=off} turns it off.
  *   <li>Keys: a target publishes each region under a random 64-bit key; an initiator resolves it
  *       once over UCX active messages ({@code ControlMessage}) and caches the unpacked rkey in a
  *       long-keyed copy-on-write map that posts read without allocating or locking.
