@@ -72,15 +72,19 @@ public final class EngineDomain implements Domain, TransportCompletions {
   private volatile boolean progressing;
 
   /** Under automatic progress: when a reader last progressed ({@link #assistProgress}). */
-  private volatile long lastAssistNanos = Long.MIN_VALUE / 2;
+  private int assists;
 
   private static final java.lang.invoke.VarHandle PROGRESSING;
+  private static final java.lang.invoke.VarHandle ASSISTS;
 
   static {
     try {
       PROGRESSING =
           java.lang.invoke.MethodHandles.lookup()
               .findVarHandle(EngineDomain.class, "progressing", boolean.class);
+      ASSISTS =
+          java.lang.invoke.MethodHandles.lookup()
+              .findVarHandle(EngineDomain.class, "assists", int.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -116,7 +120,7 @@ public final class EngineDomain implements Domain, TransportCompletions {
           new ProgressThread(
               this::exclusiveProgress,
               this::anyInFlight,
-              this::assistedRecently,
+              this::assists,
               "fiucx-progress-" + providerName);
       this.progress = this::assistProgress;
     } else {
@@ -160,12 +164,13 @@ public final class EngineDomain implements Domain, TransportCompletions {
    * read saves; a reader that polls makes progress anyway.
    */
   private int assistProgress() {
-    lastAssistNanos = System.nanoTime();
+    // a count, not a clock: the clock costs as much as a shared-memory round trip here
+    ASSISTS.setOpaque(this, assists + 1);
     return exclusiveProgress();
   }
 
-  private boolean assistedRecently(long now) {
-    return now - lastAssistNanos < ProgressThread.ASSIST_WINDOW_NANOS;
+  private int assists() {
+    return (int) ASSISTS.getOpaque(this);
   }
 
   /** Whether any endpoint has an operation in flight (a scan: only before the progress parks). */

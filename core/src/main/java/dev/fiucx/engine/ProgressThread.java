@@ -22,12 +22,12 @@ final class ProgressThread implements AutoCloseable {
   /** How long an idle thread keeps spinning after its last event before it may park. */
   static final long SPIN_BUDGET_NANOS = 200_000;
 
-  /** A reader that progressed this recently is polling: the thread steps aside this long. */
+  /** While readers progress by themselves the thread steps aside this long, then looks again. */
   static final long ASSIST_WINDOW_NANOS = 50_000;
 
-  /** Whether a reader progressed within {@link #ASSIST_WINDOW_NANOS} of the given time. */
+  /** How many times readers progressed by themselves so far (racy: only its changes matter). */
   interface Assists {
-    boolean recently(long now);
+    int count();
   }
 
   private static final int SPINS_PER_CLOCK_READ = 64;
@@ -57,8 +57,11 @@ final class ProgressThread implements AutoCloseable {
     long lastBusy = System.nanoTime();
     long park = FIRST_PARK_NANOS;
     int spins = 0;
+    int assisted = assists.count();
     while (running) {
-      if (assists.recently(System.nanoTime())) {
+      int seen = assists.count();
+      if (seen != assisted) { // a reader progressed since the last look: it is polling
+        assisted = seen;
         LockSupport.parkNanos(ASSIST_WINDOW_NANOS);
         continue;
       }
