@@ -94,6 +94,8 @@ public final class RemoteElements {
         return null;
       }
     }
+    // a region stays the peer's answer for its key until revoked, and a revoked one is refused by
+    // the range check; a peer that left the address vector is never looked up again
     lastPeer = peer;
     lastKey = key;
     lastRegion = r;
@@ -112,16 +114,9 @@ public final class RemoteElements {
    */
   public int resolve(TransportPeer peer, AtomicCell cell, boolean virtualAddressing, long access) {
     for (int i = 0; i < iovs; i++) {
-      RemoteRegion r = peer == lastPeer && keys[i] == lastKey ? lastRegion : peer.cached(keys[i]);
+      RemoteRegion r = region(peer, keys[i]);
       if (r == null) {
-        int rc = peer.resolve(keys[i]);
-        if (rc < 0) {
-          return rc;
-        }
-        r = peer.cached(keys[i]);
-        if (r == null) {
-          return -FiErrno.EKEYREJECTED;
-        }
+        return lastError;
       }
       long off = virtualAddressing ? addrs[i] - r.base() : addrs[i];
       int shift = Integer.numberOfTrailingZeros(cell.size());
@@ -132,11 +127,6 @@ public final class RemoteElements {
       }
       regions[i] = r;
       offsets[i] = off;
-      // a region stays the peer's answer for its key until revoked, and a revoked one is refused
-      // above; a peer that left the address vector is never looked up again
-      lastPeer = peer;
-      lastKey = keys[i];
-      lastRegion = r;
     }
     return 0;
   }
