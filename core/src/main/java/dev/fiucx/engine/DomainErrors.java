@@ -1,0 +1,95 @@
+package dev.fiucx.engine;
+
+import java.lang.System.Logger.Level;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+/**
+ * Every exception a domain catches instead of letting it kill a thread or escape a call that must
+ * not throw: counted by where it happened, then handed to the application's handler ({@link
+ * dev.fiucx.Domain#setErrorHandler}), which by default logs it through the {@code dev.fiucx.engine}
+ * logger. The progress thread keeps serving after one: a domain that stopped progressing would
+ * silently stop serving its peers' software atomics.
+ */
+final class DomainErrors {
+  /** Where an exception was caught. */
+  enum Where {
+    /** the transport's progress (completions, peers' software atomics, control messages) */
+    PROGRESS,
+    /** an emulation engine's step (CAS loop, remote lock) */
+    EMULATION,
+    /** routing a transport completion to its operation */
+    COMPLETION,
+    /** the progress thread outside the domain's progress */
+    PROGRESS_THREAD,
+    /** closing one of the domain's objects */
+    CLOSE
+  }
+
+  static final System.Logger LOG = System.getLogger("dev.fiucx.engine");
+
+  private static final Consumer<Throwable> LOG_IT =
+      t -> LOG.log(Level.ERROR, "fiucx domain caught an exception and keeps serving", t);
+
+  private final String domainName;
+  private final Map<Where, AtomicLong> counts = new EnumMap<>(Where.class);
+  private volatile Consumer<? super Throwable> handler = LOG_IT;
+
+  DomainErrors(String domainName) {
+    this.domainName = domainName;
+    for (Where w : Where.values()) {
+      counts.put(w, new AtomicLong());
+    }
+  }
+
+  /** Null restores the default (log through {@code dev.fiucx.engine}). */
+  void setHandler(Consumer<? super Throwable> h) {
+    handler = h == null ? LOG_IT : h;
+  }
+
+  /**
+   * Counts {@code t} and hands it to the handler. Never throws: a handler that throws is logged,
+   * and the caller goes on serving.
+   */
+  void caught(Where where, Throwable t) {
+    counts.get(where).incrementAndGet();
+    LOG.log(Level.DEBUG, () -> domainName + ": caught in " + where + ": " + t);
+    try {
+      handler.accept(t);
+    } catch (Throwable fromHandler) {
+      try {
+        LOG.log(Level.ERROR, domainName + ": the error handler threw", fromHandler);
+      } catch (Throwable ignored) { // NOPMD a logger that throws leaves nobody to tell
+        // counted above; nothing else can be done without risking the serving thread
+      }
+    }
+  }
+
+  /** How many exceptions were caught at {@code where}. */
+  long count(Where where) {
+    return counts.get(where).get();
+  }
+
+  /** Every count, for {@code describe()}: e.g. {@code progress 0, emulation 0, ...}. */
+  String summary() {
+    StringBuilder b = new StringBuilder();
+    for (Where w : Where.values()) {
+      if (!b.isEmpty()) {
+        b.append(", ");
+      }
+      b.append(w.name().toLowerCase(java.util.Locale.ROOT)).append(' ').append(count(w));
+    }
+    return b.toString();
+  }
+
+  /** The total over every place. */
+  long total() {
+    long n = 0;
+    for (AtomicLong c : counts.values()) {
+      n += c.get();
+    }
+    return n;
+  }
+}
