@@ -275,6 +275,7 @@ final class UcxPeer implements TransportPeer {
         packed.put(reply.rkey()).flip();
         rkey = endpoint.unpackRemoteKey(packed);
       } catch (RuntimeException e) {
+        transport.errors().peerCaused("unpacking a peer's rkey", e);
         finish(p, -FiErrno.EIO);
         return;
       }
@@ -319,6 +320,7 @@ final class UcxPeer implements TransportPeer {
       endpoint.flushNonBlocking(flushed);
     } catch (RuntimeException e) {
       // an endpoint that cannot flush has failed; see onError above
+      transport.errors().caught("flushing before a revoke acknowledgement", e);
     }
   }
 
