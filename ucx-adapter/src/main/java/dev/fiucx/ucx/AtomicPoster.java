@@ -286,22 +286,34 @@ final class AtomicPoster {
    * The upcall, inside ucp_worker_progress. Freeing the request here is allowed: UCX marks it
    * completed before calling back, so ucp_request_free returns it to the pool at once; one of
    * {@link AtomicRequests}' slots goes back to its stack instead (UCX must never free those).
-   * Nothing may escape into native code, so a failure of the engine's handler is kept for {@link
-   * #rethrowDeferred}, every one of them.
+   * Nothing may escape into native code, so whatever is thrown here is kept for {@link
+   * #rethrowDeferred}, every one of them; when giving the request back fails, the operation still
+   * ends, with {@code -FI_EIO}, rather than never.
    */
   @SuppressWarnings("unused") // called through ON_COMPLETE
   private void onComplete(long request, byte status, long token) {
+    int fiStatus;
     try {
+      fiStatus = UcsStatus.toFiErrno(status);
       if (requests != null && requests.owns(request)) {
         requests.give(request);
       } else {
         UcpNative.requestFree(request);
       }
-      completions.completed(token, UcsStatus.toFiErrno(status));
     } catch (Throwable t) {
-      deferred.add(t);
-      anyDeferred = true;
+      defer(t);
+      fiStatus = -FiErrno.EIO;
     }
+    try {
+      completions.completed(token, fiStatus);
+    } catch (Throwable t) {
+      defer(t);
+    }
+  }
+
+  private void defer(Throwable t) {
+    deferred.add(t);
+    anyDeferred = true;
   }
 
   /**
