@@ -156,7 +156,7 @@ final class ControlChannel {
           UcxConstants.UCP_AM_SEND_FLAG_EAGER,
           cb);
     } catch (UcxException e) {
-      transport.errors().caught("sending a control message", e);
+      transport.errors().peerCaused("sending a control message", e);
       if (!cb.done) {
         cb.done = true;
         onFailure.accept(-FiErrno.EIO);
@@ -248,7 +248,7 @@ final class ControlChannel {
           transport.openEndpoint(
               initiatorAddress, (status, text) -> backEndpointFailed(initiatorId));
     } catch (UcxException e) {
-      transport.errors().caught("opening an endpoint back to an initiator", e);
+      transport.errors().peerCaused("opening an endpoint back to an initiator", e);
       return null;
     }
     backEndpoints.put(initiatorId, ep);

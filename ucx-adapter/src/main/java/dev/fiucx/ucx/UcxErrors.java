@@ -23,7 +23,10 @@ final class UcxErrors {
     LOG.log(Level.WARNING, "ucx transport caught an exception in " + where, t);
   }
 
-  /** Counts and logs (at DEBUG) what a peer sent or did that we refused. */
+  /**
+   * Counts and logs (at DEBUG) what a peer caused: a message we refused, or a send, flush or
+   * connection that failed because the peer is gone or unreachable.
+   */
   void peerCaused(String where, Throwable t) {
     count(where);
     LOG.log(Level.DEBUG, () -> "ucx transport refused a peer's input in " + where + ": " + t);

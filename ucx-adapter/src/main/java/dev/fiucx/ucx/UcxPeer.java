@@ -326,7 +326,7 @@ final class UcxPeer implements TransportPeer {
       endpoint.flushNonBlocking(flushed);
     } catch (RuntimeException e) {
       // an endpoint that cannot flush has failed; see onError above
-      transport.errors().caught("flushing before a revoke acknowledgement", e);
+      transport.errors().peerCaused("flushing before a revoke acknowledgement", e);
     }
   }
 
