@@ -117,8 +117,13 @@ public final class EngineDomain implements Domain, TransportCompletions {
       throw e;
     }
     this.table = ProviderTable.build(demotions, BUILT);
-    this.lockRegion =
-        transport.allocate(LockWords.REGION_BYTES, FiFlags.REMOTE_READ | FiFlags.REMOTE_WRITE);
+    try {
+      this.lockRegion =
+          transport.allocate(LockWords.REGION_BYTES, FiFlags.REMOTE_READ | FiFlags.REMOTE_WRITE);
+    } catch (RuntimeException e) { // e.g. an allocation limit below the lock region's size
+      transport.close();
+      throw e;
+    }
     this.lockOwner = LockWords.ownerOf(transport.instanceId());
     this.address = withLockKey(transport.address(), lockRegion.key());
     transport.onInitiatorFailure(this::reclaimLocksOf);

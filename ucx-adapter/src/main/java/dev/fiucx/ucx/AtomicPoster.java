@@ -348,6 +348,11 @@ final class AtomicPoster {
     return slotsExhausted.get();
   }
 
+  /** Request slots in flight now (approximate while posts and completions run). */
+  int requestSlotsInUse() {
+    return requests == null ? 0 : requests.inUse();
+  }
+
   /** The request slots, or 0 where UCX cannot purge requests and none are used. */
   int requestSlots() {
     return requests == null ? 0 : requests.slots();

@@ -85,6 +85,18 @@ final class AtomicRequests {
     return slots;
   }
 
+  /**
+   * How many slots are in flight now, for diagnostics: a walk of the free stack, exact when nobody
+   * takes or gives meanwhile, else approximate.
+   */
+  int inUse() {
+    int free = 0;
+    for (int i = (int) top.get(); i != 0 && free < slots; i = next[i - 1]) {
+      free++;
+    }
+    return slots - free;
+  }
+
   /** Gives a slot back once UCX is done with it: after its callback, or when it never started. */
   void give(long request) {
     int slot = (int) ((request - requestSize - base) / stride);

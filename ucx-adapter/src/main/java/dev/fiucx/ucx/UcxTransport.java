@@ -343,7 +343,9 @@ public final class UcxTransport implements Transport {
         poster.requestSlots() == 0
             ? "unused (UCX never purges requests without peer-failure detection)"
             : poster.requestSlots()
-                + " for fetching atomics in flight; "
+                + " for fetching atomics in flight, "
+                + poster.requestSlotsInUse()
+                + " in use; "
                 + poster.slotsExhausted()
                 + " posts refused with FI_EAGAIN when all were in use");
     d.put(

@@ -75,6 +75,9 @@ class UcxRegionLifetimeTest {
     FiException bad =
         assertThrows(FiException.class, () -> open(Map.of(UcxOptions.ALLOC_LIMIT_OPTION, "lots")));
     assertEquals(FiErrno.EINVAL, bad.errno());
+    FiException tooSmall =
+        assertThrows(FiException.class, () -> open(Map.of(UcxOptions.ALLOC_LIMIT_OPTION, "1k")));
+    assertEquals(FiErrno.ENOMEM, tooSmall.errno(), "the domain's own lock region is refused too");
   }
 
   @Test
