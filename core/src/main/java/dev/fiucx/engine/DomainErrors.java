@@ -61,8 +61,8 @@ final class DomainErrors {
     } catch (Throwable fromHandler) {
       try {
         LOG.log(Level.ERROR, domainName + ": the error handler threw", fromHandler);
-      } catch (Throwable ignored) { // NOPMD a logger that throws leaves nobody to tell
-        // counted above; nothing else can be done without risking the serving thread
+      } catch (Throwable ignored) {
+        // counted above; a logger that throws leaves nobody to tell, and the caller must go on
       }
     }
   }

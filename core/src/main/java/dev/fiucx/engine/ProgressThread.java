@@ -69,8 +69,8 @@ final class ProgressThread implements AutoCloseable {
       } catch (Throwable t) {
         try {
           onError.accept(t);
-        } catch (Throwable ignored) { // NOPMD onError counts before it can throw
-          // the reporter failed too; serving matters more
+        } catch (Throwable ignored) {
+          // onError counted it before it could throw; serving matters more than telling twice
         }
       }
     }
