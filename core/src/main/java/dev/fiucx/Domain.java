@@ -54,7 +54,8 @@ public interface Domain extends AutoCloseable {
    * throws. The domain counts it ({@link #errorCount}, {@code describe()}'s {@code errors}) and
    * keeps serving; the handler runs on the thread that caught it, possibly the progress thread, so
    * it must return quickly and must not call the domain's objects. Null restores the default: a log
-   * line at ERROR on the {@code System.Logger} named {@code dev.fiucx.engine}.
+   * line at ERROR on the {@code System.Logger} named {@code dev.fiucx.engine} (the first ten of
+   * each kind, then the 16th, 32nd, 64th..., so an exception that recurs cannot flood the log).
    */
   void setErrorHandler(java.util.function.Consumer<? super Throwable> handler);
 

@@ -30,12 +30,11 @@ final class DomainErrors {
 
   static final System.Logger LOG = System.getLogger("dev.fiucx.engine");
 
-  private static final Consumer<Throwable> LOG_IT =
-      t -> LOG.log(Level.ERROR, "fiucx domain caught an exception and keeps serving", t);
-
   private final String domainName;
   private final Map<Where, AtomicLong> counts = new EnumMap<>(Where.class);
-  private volatile Consumer<? super Throwable> handler = LOG_IT;
+
+  /** The application's handler, or null for the default: log. */
+  private volatile Consumer<? super Throwable> handler;
 
   DomainErrors(String domainName) {
     this.domainName = domainName;
@@ -46,18 +45,28 @@ final class DomainErrors {
 
   /** Null restores the default (log through {@code dev.fiucx.engine}). */
   void setHandler(Consumer<? super Throwable> h) {
-    handler = h == null ? LOG_IT : h;
+    handler = h;
   }
 
   /**
-   * Counts {@code t} and hands it to the handler. Never throws: a handler that throws is logged,
-   * and the caller goes on serving.
+   * Counts {@code t} and hands it to the handler, or logs it (the first ten of each place, then the
+   * 16th, 32nd, 64th...). Never throws: a handler that throws is logged, and the caller goes on
+   * serving.
    */
   void caught(Where where, Throwable t) {
-    counts.get(where).incrementAndGet();
+    long n = counts.get(where).incrementAndGet();
     LOG.log(Level.DEBUG, () -> domainName + ": caught in " + where + ": " + t);
+    Consumer<? super Throwable> h = handler;
     try {
-      handler.accept(t);
+      if (h != null) {
+        h.accept(t);
+      } else if (n <= 10 || Long.bitCount(n) == 1) {
+        // an exception that recurs on every progress would otherwise log at the progress rate
+        LOG.log(
+            Level.ERROR,
+            domainName + " caught exception number " + n + " in " + where + " and keeps serving",
+            t);
+      }
     } catch (Throwable fromHandler) {
       try {
         LOG.log(Level.ERROR, domainName + ": the error handler threw", fromHandler);

@@ -94,6 +94,39 @@ class DomainErrorsTest {
   }
 
   @Test
+  void theDefaultHandlerLogsARecurringExceptionSparsely() {
+    java.util.logging.Logger jul = java.util.logging.Logger.getLogger("dev.fiucx.engine");
+    List<java.util.logging.LogRecord> errors = new CopyOnWriteArrayList<>();
+    java.util.logging.Handler capture =
+        new java.util.logging.Handler() {
+          @Override
+          public void publish(java.util.logging.LogRecord r) {
+            if (r.getLevel() == java.util.logging.Level.SEVERE) {
+              errors.add(r);
+            }
+          }
+
+          @Override
+          public void flush() {}
+
+          @Override
+          public void close() {}
+        };
+    jul.addHandler(capture);
+    try (EngineDomain domain = open(DomainAttr.Progress.MANUAL)) {
+      for (int i = 0; i < 100; i++) {
+        transport.throwOnce.set(new IllegalStateException("again"));
+        domain.progress();
+      }
+      assertEquals(100, domain.errorCount());
+      assertEquals(13, errors.size(), "1..10, 16, 32, 64");
+      assertTrue(errors.get(12).getMessage().contains("exception number 64 in PROGRESS"));
+    } finally {
+      jul.removeHandler(capture);
+    }
+  }
+
+  @Test
   void aCompletionForNoEndpointIsCountedNotThrownIntoTheTransport() {
     try (EngineDomain domain = open(DomainAttr.Progress.MANUAL)) {
       List<Throwable> seen = new CopyOnWriteArrayList<>();
