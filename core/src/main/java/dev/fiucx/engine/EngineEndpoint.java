@@ -709,17 +709,23 @@ final class EngineEndpoint implements Endpoint {
 
   @Override
   public String atomicPath(long destAddr, long key) {
-    requireOpen();
-    TransportPeer peer = av == null ? null : av.peer(destAddr);
-    if (peer == null) {
-      throw new FiException(FiErrno.EADDRNOTAVAIL, "no peer at fi_addr " + destAddr);
+    // it fills the last-region cache the calls read: inside the guard, waiting for a call to end
+    guard.enterWaiting();
+    try {
+      requireOpen();
+      TransportPeer peer = av == null ? null : av.peer(destAddr);
+      if (peer == null) {
+        throw new FiException(FiErrno.EADDRNOTAVAIL, "no peer at fi_addr " + destAddr);
+      }
+      RemoteRegion region = dispatcher.targets.region(peer, key);
+      if (region == null) {
+        int rc = dispatcher.targets.lastError();
+        throw new FiException(-rc, "key 0x" + Long.toHexString(key));
+      }
+      return region.path();
+    } finally {
+      guard.exit();
     }
-    RemoteRegion region = dispatcher.targets.region(peer, key);
-    if (region == null) {
-      int rc = dispatcher.targets.lastError();
-      throw new FiException(-rc, "key 0x" + Long.toHexString(key));
-    }
-    return region.path();
   }
 
   private int setMessage(AtomicMsg msg) {
