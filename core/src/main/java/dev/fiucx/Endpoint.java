@@ -166,7 +166,8 @@ public interface Endpoint extends AutoCloseable {
 
   /**
    * {@code fi_atomicvalid}: the count a single base call takes (at least 1), or {@code
-   * -FI_EOPNOTSUPP}. C returns the count through a pointer; here it is the return value.
+   * -FI_EOPNOTSUPP} ({@code -FI_EINVAL} for a null datatype or op). C returns the count through a
+   * pointer; here it is the return value.
    */
   long atomicValid(FiDatatype datatype, FiOp op);
 

@@ -694,17 +694,23 @@ final class EngineEndpoint implements Endpoint {
 
   @Override
   public long atomicValid(FiDatatype datatype, FiOp op) {
-    return table.valid(AtomicFamily.BASE, op, datatype);
+    return datatype == null || op == null
+        ? -FiErrno.EINVAL
+        : table.valid(AtomicFamily.BASE, op, datatype);
   }
 
   @Override
   public long fetchAtomicValid(FiDatatype datatype, FiOp op) {
-    return table.valid(AtomicFamily.FETCH, op, datatype);
+    return datatype == null || op == null
+        ? -FiErrno.EINVAL
+        : table.valid(AtomicFamily.FETCH, op, datatype);
   }
 
   @Override
   public long compareAtomicValid(FiDatatype datatype, FiOp op) {
-    return table.valid(AtomicFamily.COMPARE, op, datatype);
+    return datatype == null || op == null
+        ? -FiErrno.EINVAL
+        : table.valid(AtomicFamily.COMPARE, op, datatype);
   }
 
   @Override

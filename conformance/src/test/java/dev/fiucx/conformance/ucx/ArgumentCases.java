@@ -24,6 +24,7 @@ final class ArgumentCases {
   static List<Case> cases(BadInputRig r) {
     List<Case> c = new ArrayList<>();
     nulls(r, c);
+    valid(r, c);
     flags(r, c);
     cells(r, c);
     peersAndKeys(r, c);
@@ -118,6 +119,30 @@ final class ArgumentCases {
             "fi_atomicmsg null datatype",
             FiErrno.EINVAL,
             () -> r.ini.ep.atomicmsg(message(r, 0, r.key, null, FiOp.SUM), 0)));
+  }
+
+  /** The valid calls return a count or an errno; a null datatype or op is {@code -FI_EINVAL}. */
+  static void valid(BadInputRig r, List<Case> c) {
+    c.add(
+        of(
+            "fi_atomicvalid of a null datatype",
+            FiErrno.EINVAL,
+            () -> (int) r.ini.ep.atomicValid(null, FiOp.SUM)));
+    c.add(
+        of(
+            "fi_fetch_atomicvalid of a null op",
+            FiErrno.EINVAL,
+            () -> (int) r.ini.ep.fetchAtomicValid(FiDatatype.UINT64, null)));
+    c.add(
+        of(
+            "fi_compare_atomicvalid of nulls",
+            FiErrno.EINVAL,
+            () -> (int) r.ini.ep.compareAtomicValid(null, null)));
+    c.add(
+        of(
+            "fi_atomicvalid of a cell that does not exist",
+            FiErrno.EOPNOTSUPP,
+            () -> (int) r.ini.ep.atomicValid(FiDatatype.FLOAT, FiOp.BXOR)));
   }
 
   private static AtomicMsg message(BadInputRig r, long addr, long key, FiDatatype dt, FiOp op) {
