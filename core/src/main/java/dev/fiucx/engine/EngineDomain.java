@@ -90,6 +90,9 @@ public final class EngineDomain implements Domain, TransportCompletions {
    */
   private final CallGuard domainGuard;
 
+  /** Set just before the transport closes: progress stops (endpoints closed before it drained). */
+  private volatile boolean transportClosed;
+
   /** Under automatic progress: whether someone is inside {@link #progressOnce}. */
   private volatile boolean progressing;
 
@@ -164,8 +167,8 @@ public final class EngineDomain implements Domain, TransportCompletions {
    * callbacks. Called by the progress thread, or under manual progress by CQ and counter reads.
    */
   private int progressOnce() {
-    if (closing) {
-      return 0; // the transport is closed or closing: a late CQ or counter read touches nothing
+    if (transportClosed) {
+      return 0; // a late CQ or counter read (or a progress thread) touches nothing
     }
     int events = transport.progress();
     for (EngineEndpoint ep : endpoints) {
@@ -506,6 +509,7 @@ public final class EngineDomain implements Domain, TransportCompletions {
     if (progressThread != null) {
       progressThread.close();
     }
+    transportClosed = true;
     lockRegion.close();
     transport.close();
   }
