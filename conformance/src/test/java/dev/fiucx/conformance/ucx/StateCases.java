@@ -367,6 +367,21 @@ final class StateCases {
     }
     c.add(
         of(
+            "FI_FENCE after refused buffers waits for nothing (no slot leaked)",
+            0,
+            () -> {
+              int refused =
+                  r.ini.ep.atomic(
+                      r.foreign, 1, null, p, 0, k, FiDatatype.UINT64, FiOp.SUM, "refused");
+              if (refused != -FiErrno.EINVAL) {
+                return refused;
+              }
+              long start = System.nanoTime();
+              int rc = fencedRead(r, one);
+              return System.nanoTime() - start < 5_000_000_000L ? rc : -FiErrno.ETIMEDOUT;
+            }));
+    c.add(
+        of(
             "fi_cq_sread with timeout 0 and nothing to read",
             FiErrno.EAGAIN,
             () -> r.ini.cq.sread(one, 1, 0)));
@@ -389,6 +404,32 @@ final class StateCases {
             FiErrno.EAGAIN,
             () -> r.ini.cq.readErr(new CqErrEntry())));
     return c;
+  }
+
+  /** A fenced fetch ATOMIC_READ through fi_fetch_atomicmsg, read back: 0 when it completed. */
+  private static int fencedRead(BadInputRig r, CqEntry[] entries) {
+    MemorySegment into = r.arena.allocate(8, 8);
+    String context = "fenced read";
+    int rc =
+        r.ini.ep.fetchAtomicmsg(
+            new AtomicMsg(
+                new Ioc[] {new Ioc(null, 1)}, // ATOMIC_READ's operand: only its count matters
+                null,
+                r.peer,
+                new RmaIoc[] {new RmaIoc(0, 1, r.key)},
+                FiDatatype.UINT64,
+                FiOp.ATOMIC_READ,
+                context,
+                0),
+            new Ioc[] {new Ioc(into, 1)},
+            null,
+            1,
+            FiFlags.FENCE | FiFlags.COMPLETION);
+    if (rc < 0) {
+      return rc;
+    }
+    int n = r.ini.cq.sread(entries, 1, 10_000);
+    return n == 1 && context.equals(entries[0].opContext) ? 0 : n < 0 ? n : -FiErrno.EOTHER;
   }
 
   private static DomainAttr attr(BadInputRig r, Map<String, String> options) {
