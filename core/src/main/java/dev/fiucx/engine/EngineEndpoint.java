@@ -37,8 +37,11 @@ import java.lang.ref.Reference;
  * {@code fid_ep} for atomics: each of the 13 calls fills the dispatcher's element walks, then one
  * path validates (flags, cell, counts, buffers, then every remote range), takes a completion slot
  * and dispatches. Calls return 0 or a negative {@code fi_errno} and allocate nothing on success.
- * One thread at a time may call an endpoint ({@code FI_THREAD_ENDPOINT}); completions may be
- * written by the domain's progress thread.
+ * One thread at a time may be inside an endpoint's calls ({@code FI_THREAD_ENDPOINT}): each call
+ * enters the endpoint's {@link CallGuard} first, which refuses a second thread with {@code
+ * -FI_EBUSY} (or, under {@code threading=safe}, makes it wait on the domain's lock), because the
+ * element walks, the last-region cache and the poster's side of the completion bookkeeping are one
+ * thread's. Completions may be written by the domain's progress thread.
  */
 final class EngineEndpoint implements Endpoint {
   private static final int IN_FLIGHT = 4096;
