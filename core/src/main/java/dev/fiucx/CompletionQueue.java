@@ -7,7 +7,9 @@ package dev.fiucx;
 public interface CompletionQueue extends AutoCloseable {
   /**
    * {@code fi_cq_read}: fills up to {@code max} entries; returns how many, {@code -FI_EAGAIN} when
-   * none is ready, or {@code -FI_EAVAIL} when an error entry is waiting for {@link #readErr}.
+   * none is ready, or {@code -FI_EAVAIL} when an error entry is waiting for {@link #readErr};
+   * {@code -FI_EINVAL} for a null array or a negative {@code max}, {@code -FI_EOPBADSTATE} once
+   * closed. Never throws.
    */
   int read(CqEntry[] entries, int max);
 
@@ -15,8 +17,9 @@ public interface CompletionQueue extends AutoCloseable {
   int readErr(CqErrEntry entry);
 
   /**
-   * {@code fi_cq_sread}: like {@link #read} but waits up to {@code timeoutMillis} (negative: no
-   * limit); {@code -FI_EAGAIN} on timeout.
+   * {@code fi_cq_sread}: like {@link #read} but waits up to {@code timeoutMillis} (negative or too
+   * large to count in nanoseconds, such as {@code Long.MAX_VALUE}: no limit; 0: one read); {@code
+   * -FI_EAGAIN} on timeout.
    */
   int sread(CqEntry[] entries, int max, long timeoutMillis);
 

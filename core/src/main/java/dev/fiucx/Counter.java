@@ -19,7 +19,9 @@ public interface Counter extends AutoCloseable {
 
   /**
    * {@code fi_cntr_wait}: 0 once the count reaches {@code threshold}, {@code -FI_ETIMEDOUT} after
-   * {@code timeoutMillis} (negative: no limit), {@code -FI_EAVAIL} if the error count moved.
+   * {@code timeoutMillis} (negative or too large to count in nanoseconds, such as {@code
+   * Long.MAX_VALUE}: no limit), {@code -FI_EAVAIL} if the error count moved, {@code
+   * -FI_EOPBADSTATE} once the counter (or its domain) is closed.
    */
   int waitFor(long threshold, long timeoutMillis);
 

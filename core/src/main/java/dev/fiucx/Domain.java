@@ -4,7 +4,10 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * One provider instance: libfabric's {@code struct fid_domain}, the factory of every other object,
- * and the home of {@code fi_query_atomic}. Set-up calls throw {@link FiException}.
+ * and the home of {@code fi_query_atomic}. Set-up calls throw {@link FiException} (never a {@code
+ * NullPointerException} or the like): {@code FI_EINVAL} for null or out-of-range arguments, {@code
+ * FI_EOPBADSTATE} once the domain is closed. Closing a domain closes everything it opened (their
+ * calls then return or throw {@code FI_EOPBADSTATE}); closing it twice does nothing.
  */
 public interface Domain extends AutoCloseable {
   /** The provider's name, e.g. {@code ucx}. */
@@ -23,7 +26,10 @@ public interface Domain extends AutoCloseable {
   /** {@code fi_av_open}, type {@code FI_AV_TABLE}. */
   AddressVector openAddressVector();
 
-  /** {@code fi_cq_open} with room for {@code size} entries. */
+  /**
+   * {@code fi_cq_open} with room for {@code size} entries (0: the provider's default; negative or
+   * beyond the provider's maximum: {@code FI_EINVAL}).
+   */
   CompletionQueue openCompletionQueue(int size);
 
   /** {@code fi_cntr_open}. */

@@ -5,7 +5,11 @@ import java.util.Map;
 /**
  * How to open a domain: the parts of libfabric's {@code fi_info} (domain and endpoint attributes)
  * that matter to atomics. {@code transport} is provider-specific ({@code shm} or {@code tcp} for
- * ucx; null lets the provider choose); {@code options} carries further provider settings.
+ * ucx; null lets the provider choose); {@code options} carries further provider settings, e.g.
+ * {@code threading}: {@code endpoint} (the default, {@code FI_THREAD_ENDPOINT}: one thread at a
+ * time per endpoint, a second one gets {@code -FI_EBUSY}) or {@code safe} ({@code FI_THREAD_SAFE}:
+ * every call of the domain serialized by one lock); {@code lock_lease_ms}; ucx's {@code
+ * direct_path}.
  */
 public record DomainAttr(
     String transport, Progress progress, boolean virtualAddressing, Map<String, String> options) {

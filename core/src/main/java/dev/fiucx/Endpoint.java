@@ -8,7 +8,27 @@ import java.lang.foreign.MemorySegment;
  * FiErrno} value and changes nothing; it never throws. {@code count} is in elements of {@code
  * datatype}; {@code addr} is a byte offset into the target region (or a virtual address when the
  * domain uses them); {@code desc} arguments may be null. Completions go to the bound CQ and
- * counters. Not thread-safe: one thread posts and progresses an endpoint, as UCX requires.
+ * counters.
+ *
+ * <p><b>Local buffers.</b> Every buffer is checked before anything is posted: present, long enough
+ * for its count, its arena open, and not confined to another thread; result buffers must also be
+ * native and writable (not {@code asReadOnly()}, not a {@code READ_ONLY} file mapping). Any other
+ * buffer is {@code -FI_EINVAL}. A result buffer is held by the endpoint until its operation
+ * completes, so a segment of {@code Arena.ofAuto()} stays alive while the transport writes it; the
+ * caller must not close the arena of a buffer whose operation is in flight.
+ *
+ * <p><b>Threads.</b> By default an endpoint follows {@code FI_THREAD_ENDPOINT}: one thread at a
+ * time may be inside its calls. Different threads may use it one after another (the application
+ * orders them); a thread that calls while another is inside gets {@code -FI_EBUSY} and nothing is
+ * posted (set-up calls are not guarded). Under manual progress the whole domain is one thread's at
+ * a time (its UCX worker is single-threaded): its endpoints, completion queues and counters share
+ * one guard, so a CQ read during another thread's post is {@code -FI_EBUSY} too. The domain option
+ * {@code threading=safe} ({@code DomainAttr.options}) gives {@code FI_THREAD_SAFE} instead: any
+ * thread may call any endpoint, queue or counter of the domain at any time, and the domain's calls
+ * are serialized by one lock (opt-in: it costs a lock per call).
+ *
+ * <p>After {@link #close} every call returns {@code -FI_EOPBADSTATE} and set-up calls throw it;
+ * closing twice does nothing.
  */
 public interface Endpoint extends AutoCloseable {
   /**
@@ -146,7 +166,8 @@ public interface Endpoint extends AutoCloseable {
 
   /**
    * {@code fi_atomicvalid}: the count a single base call takes (at least 1), or {@code
-   * -FI_EOPNOTSUPP}. C returns the count through a pointer; here it is the return value.
+   * -FI_EOPNOTSUPP} ({@code -FI_EINVAL} for a null datatype or op). C returns the count through a
+   * pointer; here it is the return value.
    */
   long atomicValid(FiDatatype datatype, FiOp op);
 

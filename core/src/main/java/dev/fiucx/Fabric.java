@@ -31,6 +31,9 @@ public final class Fabric {
 
   /** Opens a domain of the named provider; throws when the provider is not available. */
   public static Domain openDomain(String providerName, DomainAttr attr) {
+    if (providerName == null || attr == null) {
+      throw new FiException(FiErrno.EINVAL, "openDomain needs a provider name and attributes");
+    }
     AtomicProvider p = provider(providerName);
     if (!p.isAvailable()) {
       throw new FiException(

@@ -3,16 +3,32 @@ package dev.fiucx.completion;
 import dev.fiucx.Counter;
 import dev.fiucx.FiErrno;
 import dev.fiucx.spi.Progress;
+import dev.fiucx.validation.CallGuard;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** A completion counter: success and error counts, readable from any thread. */
+/**
+ * A completion counter: success and error counts, readable from any thread. A counter of a
+ * manual-progress or {@code threading=safe} domain progresses inside the domain's {@link
+ * CallGuard}; a read that finds another thread inside skips progress and returns the count.
+ */
 public final class CompletionCounter implements Counter {
   private final AtomicLong count = new AtomicLong();
   private final AtomicLong errors = new AtomicLong();
   private final Progress progress;
+  private final CallGuard guard;
+  private volatile boolean closed;
 
   public CompletionCounter(Progress progress) {
+    this(progress, null);
+  }
+
+  /**
+   * @param guard what progress enters (the domain's, under manual progress or {@code
+   *     threading=safe}), or null
+   */
+  public CompletionCounter(Progress progress, CallGuard guard) {
     this.progress = progress;
+    this.guard = guard;
   }
 
   /** One operation completed. Producer side. */
@@ -25,15 +41,43 @@ public final class CompletionCounter implements Counter {
     errors.incrementAndGet();
   }
 
+  /** Whether {@code p} is the progress this counter was opened with (its domain's). */
+  public boolean progressedBy(Progress p) {
+    return progress == p;
+  }
+
+  /** Whether {@link #close} was called. */
+  public boolean isClosed() {
+    return closed;
+  }
+
+  private int progress() {
+    if (closed) {
+      return 0;
+    }
+    CallGuard g = guard;
+    if (g == null) {
+      return progress.progress();
+    }
+    if (!g.tryEnter()) {
+      return 0;
+    }
+    try {
+      return progress.progress();
+    } finally {
+      g.exit();
+    }
+  }
+
   @Override
   public long read() {
-    progress.progress();
+    progress();
     return count.get();
   }
 
   @Override
   public long readErr() {
-    progress.progress();
+    progress();
     return errors.get();
   }
 
@@ -47,19 +91,25 @@ public final class CompletionCounter implements Counter {
     count.set(value);
   }
 
+  /**
+   * {@inheritDoc} A negative timeout, or one too long to count in nanoseconds ({@code
+   * Long.MAX_VALUE}), waits without limit; {@code -FI_EOPBADSTATE} once closed.
+   */
   @Override
   public int waitFor(long threshold, long timeoutMillis) {
-    long deadline =
-        timeoutMillis < 0 ? Long.MAX_VALUE : System.nanoTime() + timeoutMillis * 1_000_000;
+    long deadline = Deadline.of(timeoutMillis);
     long errorsBefore = errors.get();
     while (count.get() < threshold) {
+      if (closed) {
+        return -FiErrno.EOPBADSTATE;
+      }
       if (errors.get() != errorsBefore) {
         return -FiErrno.EAVAIL;
       }
-      if (System.nanoTime() - deadline >= 0) {
+      if (Deadline.passed(deadline)) {
         return -FiErrno.ETIMEDOUT;
       }
-      if (progress.progress() == 0) {
+      if (progress() == 0) {
         Thread.onSpinWait();
       }
     }
@@ -67,5 +117,7 @@ public final class CompletionCounter implements Counter {
   }
 
   @Override
-  public void close() {}
+  public void close() {
+    closed = true;
+  }
 }

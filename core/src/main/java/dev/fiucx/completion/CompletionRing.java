@@ -5,6 +5,7 @@ import dev.fiucx.CqEntry;
 import dev.fiucx.CqErrEntry;
 import dev.fiucx.FiErrno;
 import dev.fiucx.spi.Progress;
+import dev.fiucx.validation.CallGuard;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -22,6 +23,10 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * read-modify-writes: none at all for one thread (manual progress), none on the poster's side for
  * one posting endpoint beside a progress thread (automatic progress), and a claim per entry and a
  * compare-and-swap per reservation when several endpoints post.
+ *
+ * <p>One thread reads at a time. A queue of a manual-progress or {@code threading=safe} domain
+ * reads inside the domain's {@link CallGuard}: a second thread is refused ({@code -FI_EBUSY}) or
+ * waits, instead of racing the single-threaded bookkeeping and UCX worker.
  */
 public final class CompletionRing implements CompletionQueue {
   /** Who writes the queue. */
@@ -120,17 +125,20 @@ public final class CompletionRing implements CompletionQueue {
       PUBLISHED.setRelease(published, i, t + 1);
     }
 
-    /** Moves up to {@code max} readable entries into {@code entries} from index {@code from}. */
+    /**
+     * Moves up to {@code max} readable entries into {@code entries} from index {@code from},
+     * stopping at a null element of {@code entries} (the entry stays for the next read).
+     */
     int drain(CqEntry[] entries, int from, int max) {
       long h = head;
       int limit = Math.min(max, entries.length - from);
       int n = 0;
       while (n < limit) {
         int i = (int) ((h + n) & mask);
-        if ((long) PUBLISHED.getAcquire(published, i) != h + n + 1) {
+        CqEntry e = entries[from + n];
+        if (e == null || (long) PUBLISHED.getAcquire(published, i) != h + n + 1) {
           break;
         }
-        CqEntry e = entries[from + n];
         e.opContext = contexts[i];
         e.flags = flags[i];
         e.len = lengths[i];
@@ -148,6 +156,10 @@ public final class CompletionRing implements CompletionQueue {
   private final Lane direct;
   private final Lane progressed;
   private final Progress progress;
+
+  /** Null when the reader is trusted to be one thread at a time (automatic progress). */
+  private final CallGuard guard;
+
   private final ConcurrentLinkedQueue<CqErrEntry> errors = new ConcurrentLinkedQueue<>();
   private Producers producers;
   private int endpoints;
@@ -196,6 +208,15 @@ public final class CompletionRing implements CompletionQueue {
   }
 
   public CompletionRing(int size, Progress progress, Producers producers) {
+    this(size, progress, producers, null);
+  }
+
+  /**
+   * @param guard what reads enter (the domain's, under manual progress or {@code threading=safe}),
+   *     or null
+   */
+  public CompletionRing(int size, Progress progress, Producers producers, CallGuard guard) {
+    this.guard = guard;
     this.capacity = Integer.highestOneBit(Math.max(2, size) - 1) << 1;
     this.direct = new Lane(capacity);
     this.progressed = producers == Producers.ONE_POSTER ? new Lane(capacity) : null;
@@ -222,6 +243,16 @@ public final class CompletionRing implements CompletionQueue {
       givenBack = 0;
       producers = Producers.MANY;
     }
+  }
+
+  /** Whether {@code p} is the progress this queue was opened with (its domain's). */
+  public boolean progressedBy(Progress p) {
+    return progress == p;
+  }
+
+  /** Whether {@link #close} was called. */
+  public boolean isClosed() {
+    return closed;
   }
 
   /** Who writes this queue now. */
@@ -317,8 +348,35 @@ public final class CompletionRing implements CompletionQueue {
     errors.add(entry);
   }
 
+  /**
+   * {@inheritDoc} {@code -FI_EINVAL} for a null array, a negative {@code max} or a null first
+   * entry; {@code -FI_EBUSY} when another thread is inside the domain's guard; {@code
+   * -FI_EOPBADSTATE} once closed.
+   */
   @Override
   public int read(CqEntry[] entries, int max) {
+    if (entries == null || max < 0 || entries.length > 0 && max > 0 && entries[0] == null) {
+      return -FiErrno.EINVAL;
+    }
+    if (closed) {
+      return -FiErrno.EOPBADSTATE;
+    }
+    CallGuard g = guard;
+    if (g == null) {
+      return readInside(entries, max);
+    }
+    int rc = g.enter();
+    if (rc < 0) {
+      return rc;
+    }
+    try {
+      return readInside(entries, max);
+    } finally {
+      g.exit();
+    }
+  }
+
+  private int readInside(CqEntry[] entries, int max) {
     int n = drain(entries, 0, max);
     // a read that finds nothing progresses, and so does every 64th read: when every operation
     // completes at once (CPU atomics on a mapped region) the queue is never empty, yet the peer's
@@ -351,6 +409,12 @@ public final class CompletionRing implements CompletionQueue {
 
   @Override
   public int readErr(CqErrEntry entry) {
+    if (entry == null) {
+      return -FiErrno.EINVAL;
+    }
+    if (closed) {
+      return -FiErrno.EOPBADSTATE;
+    }
     CqErrEntry e = errors.poll();
     if (e == null) {
       return -FiErrno.EAGAIN;
@@ -364,21 +428,24 @@ public final class CompletionRing implements CompletionQueue {
     return 1;
   }
 
+  /**
+   * {@inheritDoc} A timeout of 0 reads once; a negative one, or one too long to count in
+   * nanoseconds ({@code Long.MAX_VALUE}), waits until an entry comes or the queue is closed.
+   */
   @Override
   public int sread(CqEntry[] entries, int max, long timeoutMillis) {
     // read first: a completion already there costs no clock read
     int n = read(entries, max);
-    if (n != -FiErrno.EAGAIN || closed) {
+    if (n != -FiErrno.EAGAIN || timeoutMillis == 0) {
       return n;
     }
-    long deadline =
-        timeoutMillis < 0 ? Long.MAX_VALUE : System.nanoTime() + timeoutMillis * 1_000_000;
+    long deadline = Deadline.of(timeoutMillis);
     while (true) {
       n = read(entries, max);
-      if (n != -FiErrno.EAGAIN || closed) {
+      if (n != -FiErrno.EAGAIN) {
         return n;
       }
-      if (System.nanoTime() - deadline >= 0) {
+      if (Deadline.passed(deadline)) {
         return -FiErrno.EAGAIN;
       }
       Thread.onSpinWait();

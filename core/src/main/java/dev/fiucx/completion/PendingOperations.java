@@ -2,6 +2,7 @@ package dev.fiucx.completion;
 
 import dev.fiucx.CqErrEntry;
 import dev.fiucx.FiErrno;
+import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
@@ -17,6 +18,10 @@ import java.lang.invoke.VarHandle;
  * another thread, so the per-slot counters move by atomic read-modify-writes; a single-threaded one
  * (manual progress: completions arrive inside the poster's own progress) uses plain loads and
  * stores. Nothing here allocates on success.
+ *
+ * <p>A slot holds its operation's result buffers until it finishes ({@link #keep}): the transport
+ * writes them by address, and a segment of an automatic arena that nobody references could be freed
+ * by the garbage collector while an operation still writes into it.
  */
 public final class PendingOperations {
   private static final int FREE = 0;
@@ -36,6 +41,13 @@ public final class PendingOperations {
   private final int[] remaining;
   private final int[] status;
   private final int[] state;
+
+  /** Per slot: the first result buffer of its operation, held until it finishes. */
+  private final MemorySegment[] results;
+
+  /** Per slot: the further result buffers of a vector call, made on a slot's first vector. */
+  private final MemorySegment[][] moreResults;
+
   private final int mask;
   private final boolean concurrent;
   private int cursor;
@@ -58,6 +70,8 @@ public final class PendingOperations {
     remaining = new int[n];
     status = new int[n];
     state = new int[n];
+    results = new MemorySegment[n];
+    moreResults = new MemorySegment[n][];
     mask = n - 1;
     this.concurrent = concurrent;
   }
@@ -117,6 +131,8 @@ public final class PendingOperations {
    * Opens {@code slot} (from {@link #peek}) for one element that went pending. In a concurrent
    * instance the element may already have completed on another thread ({@link #completed} found the
    * slot free and marked it EARLY): then the poster finishes it here.
+   *
+   * @param result the buffer the element's old value goes to (held until it finishes), or null
    */
   public void openAt(
       int slot,
@@ -124,8 +140,10 @@ public final class PendingOperations {
       CompletionRing queue,
       boolean reservedCompletion,
       CompletionCounter counter,
-      long flags) {
+      long flags,
+      MemorySegment result) {
     cursor = slot + 1;
+    results[slot] = result;
     contexts[slot] = context;
     queues[slot] = queue;
     reserved[slot] = reservedCompletion;
@@ -140,6 +158,24 @@ public final class PendingOperations {
     if (!INTS.compareAndSet(state, slot, FREE, BUSY)) {
       finish(slot, true); // EARLY: its completion came first and left its status
     }
+  }
+
+  /**
+   * Holds {@code buffer}, the {@code index}th result buffer of the operation in {@code slot}
+   * (opened by {@link #open}, not finished), until the operation finishes. Called by the poster
+   * before it posts the elements that write there.
+   */
+  public void keep(int slot, int index, MemorySegment buffer) {
+    if (index == 0) {
+      results[slot] = buffer;
+      return;
+    }
+    MemorySegment[] more = moreResults[slot];
+    if (more == null) {
+      more = new MemorySegment[dev.fiucx.dispatch.LocalElements.MAX_IOV - 1];
+      moreResults[slot] = more;
+    }
+    more[index - 1] = buffer;
   }
 
   /** Records a failure of {@code slot}; the first one is what the error entry reports. */
@@ -253,6 +289,11 @@ public final class PendingOperations {
 
   private void free(int slot) {
     contexts[slot] = null;
+    results[slot] = null;
+    MemorySegment[] more = moreResults[slot];
+    if (more != null && more[0] != null) {
+      java.util.Arrays.fill(more, null);
+    }
     queues[slot] = null;
     counters[slot] = null;
     status[slot] = 0; // before the release: an early completion of the slot's next use sets it

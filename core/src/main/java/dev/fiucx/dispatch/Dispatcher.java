@@ -92,12 +92,24 @@ public final class Dispatcher {
       if (compares) {
         this.compares.next();
       }
-      rc =
-          emulated
-              ? startEmulated(cell, peer, size, readsOperand, fetches, compares, slot)
-              : locked
-                  ? startLocked(cell, peer, locks, readsOperand, fetches, compares, slot)
-                  : postNative(cell, peer, size, readsOperand, fetches, compares, token);
+      try {
+        rc =
+            emulated
+                ? startEmulated(cell, peer, size, readsOperand, fetches, compares, slot)
+                : locked
+                    ? startLocked(cell, peer, locks, readsOperand, fetches, compares, slot)
+                    : postNative(cell, peer, size, readsOperand, fetches, compares, token);
+      } catch (RuntimeException ex) {
+        // a buffer closed by a racing thread after the endpoint checked it: this element fails
+        // like one the transport refused, so the slot still finishes (its earlier elements may be
+        // in flight); the element's own room in an emulation engine is given back here
+        rc = -FiErrno.EINVAL;
+        if (emulated) {
+          casLoop.unreserve(1);
+        } else if (locked) {
+          remoteLock.unreserve(1);
+        }
+      }
       if (rc == TransportPeer.PENDING) {
         pendingElements++;
       } else if (rc < 0) {

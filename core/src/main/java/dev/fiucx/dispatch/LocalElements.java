@@ -14,9 +14,11 @@ public final class LocalElements {
 
   /** How a side's buffers must be. */
   public enum Need {
-    /** Read by Java: any segment. */
+    /** Read by Java: any segment, alive and accessible from the calling thread. */
     READABLE,
-    /** Written by the transport: a native segment. */
+    /**
+     * Written by address (the transport, the CAS loop, the remote lock): also native and writable.
+     */
     NATIVE,
     /** Ignored (ATOMIC_READ's operand): may be null, only the count matters. */
     COUNT_ONLY
@@ -68,11 +70,18 @@ public final class LocalElements {
 
   /**
    * The number of elements the side holds, or {@code -FI_EINVAL} when a buffer is missing, shorter
-   * than its count, a negative count, or (for {@link Need#NATIVE}) not native memory.
+   * than its count, a negative count, freed (its scope closed), confined to another thread, or (for
+   * {@link Need#NATIVE}) not native memory or read-only. Counts that add up beyond {@code
+   * Long.MAX_VALUE} saturate there (the count check then says {@code -FI_EMSGSIZE}).
+   *
+   * <p>Every local-buffer defect is {@code -FI_EINVAL}, as the count-1 path says it ({@link
+   * #readable}, {@link #writable}): libfabric has no finer errno for a bad local buffer (in C it is
+   * a bad pointer, caught by nobody), and one code keeps the two paths the same.
    */
   public long check(int elementSize, Need need) {
     // element sizes are powers of two: a shift instead of a 64-bit division on the hot path
     int shift = Integer.numberOfTrailingZeros(elementSize);
+    Thread caller = need == Need.COUNT_ONLY ? null : Thread.currentThread();
     long total = 0;
     for (int i = 0; i < iovs; i++) {
       long n = counts[i];
@@ -81,16 +90,48 @@ public final class LocalElements {
         return -FiErrno.EINVAL;
       }
       if (need != Need.COUNT_ONLY) {
-        if (s == null || n > s.byteSize() >>> shift) {
+        if (s == null || n > s.byteSize() >>> shift || !usable(s, caller)) {
           return -FiErrno.EINVAL;
         }
-        if (need == Need.NATIVE && !s.isNative()) {
+        if (need == Need.NATIVE && (!s.isNative() || s.isReadOnly())) {
           return -FiErrno.EINVAL;
         }
       }
-      total += n;
+      total = n > Long.MAX_VALUE - total ? Long.MAX_VALUE : total + n;
     }
     return total;
+  }
+
+  /**
+   * Whether Java may read {@code bytes} of {@code s} on {@code caller}'s thread: present, long
+   * enough, its memory not freed, and not confined to another thread (reading it would throw).
+   */
+  public static boolean readable(MemorySegment s, long bytes, Thread caller) {
+    return s != null && s.byteSize() >= bytes && usable(s, caller);
+  }
+
+  /**
+   * Whether the transport may write {@code bytes} at {@code s}'s address: {@link #readable}, native
+   * (the transport writes by address) and not read-only (an {@code asReadOnly()} view, a {@code
+   * FileChannel.map(READ_ONLY)} mapping: writing one crashes the process).
+   */
+  public static boolean writable(MemorySegment s, long bytes, Thread caller) {
+    return readable(s, bytes, caller) && s.isNative() && !s.isReadOnly();
+  }
+
+  private static boolean usable(MemorySegment s, Thread caller) {
+    MemorySegment.Scope scope = s.scope();
+    return scope.isAlive() && s.isAccessibleBy(caller);
+  }
+
+  /** The side's iov count, after {@link #set}. */
+  public int iovs() {
+    return iovs;
+  }
+
+  /** The side's {@code i}th buffer, after {@link #set}. */
+  public MemorySegment segment(int i) {
+    return segments[i];
   }
 
   /** Starts a walk over elements of {@code elementSize} bytes. */

@@ -64,14 +64,22 @@ public final class RemoteElements {
     return 0;
   }
 
-  /** Total elements, or {@code -FI_EINVAL} for a negative count. */
+  /**
+   * Total elements, or {@code -FI_EINVAL} for a negative count or no rma iovs. A sum beyond {@code
+   * Long.MAX_VALUE} saturates there, so the count check says {@code -FI_EMSGSIZE} (more elements
+   * than the cell's count) instead of a wrapped total being taken for a small one.
+   */
   public long total() {
+    if (iovs == 0) {
+      return -FiErrno.EINVAL;
+    }
     long total = 0;
     for (int i = 0; i < iovs; i++) {
-      if (counts[i] < 0) {
+      long n = counts[i];
+      if (n < 0) {
         return -FiErrno.EINVAL;
       }
-      total += counts[i];
+      total = n > Long.MAX_VALUE - total ? Long.MAX_VALUE : total + n;
     }
     return total;
   }

@@ -24,6 +24,7 @@ import dev.fiucx.spi.ExposedRegion;
 import dev.fiucx.spi.Progress;
 import dev.fiucx.spi.Transport;
 import dev.fiucx.spi.TransportCompletions;
+import dev.fiucx.validation.CallGuard;
 import java.lang.foreign.MemorySegment;
 import java.util.EnumSet;
 import java.util.List;
@@ -44,6 +45,20 @@ public final class EngineDomain implements Domain, TransportCompletions {
 
   /** The domain option that sets the remote-lock lease, in milliseconds. */
   public static final String LOCK_LEASE_OPTION = "lock_lease_ms";
+
+  /**
+   * The domain option that chooses the threading model: {@code endpoint} (the default, {@code
+   * FI_THREAD_ENDPOINT}: one thread at a time per endpoint, a second one refused with {@code
+   * -FI_EBUSY}) or {@code safe} ({@code FI_THREAD_SAFE}: any thread may call anything at any time;
+   * the domain's calls are serialized by one lock).
+   */
+  public static final String THREADING_OPTION = "threading";
+
+  /** The most entries a completion queue holds; a larger size is {@code FI_EINVAL}. */
+  public static final int MAX_CQ_SIZE = 1 << 20;
+
+  /** The size a completion queue gets when opened with size 0 (libfabric: provider's choice). */
+  public static final int DEFAULT_CQ_SIZE = 1024;
 
   /** The lease when {@link #LOCK_LEASE_OPTION} is not set. */
   public static final long DEFAULT_LOCK_LEASE_MS = 1000;
@@ -73,6 +88,16 @@ public final class EngineDomain implements Domain, TransportCompletions {
 
   private volatile EngineEndpoint[] endpoints = new EngineEndpoint[0];
   private volatile boolean closing;
+
+  /**
+   * What every endpoint, CQ read and counter progress of this domain enters: a lock under {@code
+   * threading=safe}; under manual progress a refusing guard (its UCX worker and bookkeeping are one
+   * thread's); null under automatic progress, where each endpoint has its own refusing guard.
+   */
+  private final CallGuard domainGuard;
+
+  /** Set just before the transport closes: progress stops (endpoints closed before it drained). */
+  private volatile boolean transportClosed;
 
   /** Under automatic progress: whether someone is inside {@link #progressOnce}. */
   private volatile boolean progressing;
@@ -104,9 +129,16 @@ public final class EngineDomain implements Domain, TransportCompletions {
       String providerName,
       DomainAttr attr,
       Function<TransportCompletions, Transport> openTransport) {
+    if (providerName == null || attr == null) {
+      throw new FiException(FiErrno.EINVAL, "a domain needs a provider name and attributes");
+    }
     this.providerName = providerName;
     this.attr = attr;
     this.errors = new DomainErrors(providerName + " domain");
+    this.domainGuard =
+        threadSafe(attr)
+            ? CallGuard.serializing()
+            : attr.progress() == DomainAttr.Progress.MANUAL ? CallGuard.refusing() : null;
     this.lockLeaseNanos = lockLease(attr) * 1_000_000L;
     this.emulationCounters = new EmulationCounters(attr.progress() == DomainAttr.Progress.AUTO);
     this.transport = openTransport.apply(this);
@@ -151,6 +183,9 @@ public final class EngineDomain implements Domain, TransportCompletions {
    * would stop serving its peers).
    */
   private int progressOnce() {
+    if (transportClosed) {
+      return 0; // a late CQ or counter read (or a progress thread) touches nothing
+    }
     int events = 0;
     try {
       events = transport.progress();
@@ -215,6 +250,24 @@ public final class EngineDomain implements Domain, TransportCompletions {
   void wakeProgress() {
     if (progressThread != null) {
       progressThread.wake();
+    }
+  }
+
+  private static boolean threadSafe(DomainAttr attr) {
+    String v = attr.options().get(THREADING_OPTION);
+    if (v == null || v.trim().equals("endpoint")) {
+      return false;
+    }
+    if (v.trim().equals("safe")) {
+      return true;
+    }
+    throw new FiException(FiErrno.EINVAL, THREADING_OPTION + " must be endpoint or safe: " + v);
+  }
+
+  /** Set-up calls on a closed domain throw {@code FI_EOPBADSTATE}. */
+  private void requireOpen() {
+    if (closing) {
+      throw new FiException(FiErrno.EOPBADSTATE, "the domain is closed");
     }
   }
 
@@ -298,9 +351,15 @@ public final class EngineDomain implements Domain, TransportCompletions {
 
   @Override
   public Map<String, String> describe() {
+    requireOpen();
     Map<String, String> facts = new java.util.LinkedHashMap<>(transport.describe());
     facts.put("progress", attr.progress().name().toLowerCase(java.util.Locale.ROOT));
     facts.put("errors", "caught and survived: " + errors.summary());
+    facts.put(
+        "threading",
+        domainGuard != null && domainGuard.serializes()
+            ? "safe (every call serialized by the domain's lock)"
+            : "endpoint (one thread at a time per endpoint; another gets FI_EBUSY)");
     facts.put(
         "remote locks",
         LockWords.STRIPES
@@ -347,14 +406,21 @@ public final class EngineDomain implements Domain, TransportCompletions {
 
   @Override
   public AtomicAttr queryAtomic(FiDatatype datatype, FiOp op, long flags) {
+    requireOpen();
+    if (datatype == null || op == null) {
+      throw new FiException(FiErrno.EINVAL, "fi_query_atomic needs a datatype and an op");
+    }
     return table.query(datatype, op, flags);
   }
 
   @Override
   public synchronized Endpoint openEndpoint() {
+    requireOpen();
     EngineEndpoint[] old = endpoints;
     EngineEndpoint[] next = java.util.Arrays.copyOf(old, old.length + 1);
-    EngineEndpoint ep = new EngineEndpoint(this, old.length, progress);
+    EngineEndpoint ep =
+        new EngineEndpoint(
+            this, old.length, progress, domainGuard != null ? domainGuard : CallGuard.refusing());
     next[old.length] = ep;
     endpoints = next;
     opened.add(ep);
@@ -363,28 +429,60 @@ public final class EngineDomain implements Domain, TransportCompletions {
 
   @Override
   public AddressVector openAddressVector() {
+    requireOpen();
     EngineAddressVector av = new EngineAddressVector(transport);
     opened.add(av);
     return av;
   }
 
+  /**
+   * {@inheritDoc} Size 0 is {@link #DEFAULT_CQ_SIZE}; a negative size or one above {@link
+   * #MAX_CQ_SIZE} is {@code FI_EINVAL}.
+   */
   @Override
   public CompletionQueue openCompletionQueue(int size) {
-    return new CompletionRing(
-        size,
-        progress,
-        concurrent()
-            ? CompletionRing.Producers.ONE_POSTER // until a second endpoint binds it
-            : CompletionRing.Producers.ONE_THREAD);
+    requireOpen();
+    if (size < 0 || size > MAX_CQ_SIZE) {
+      throw new FiException(
+          FiErrno.EINVAL, "completion queue size " + size + " (0 to " + MAX_CQ_SIZE + ")");
+    }
+    CompletionRing cq =
+        new CompletionRing(
+            size == 0 ? DEFAULT_CQ_SIZE : size,
+            progress,
+            concurrent()
+                ? CompletionRing.Producers.ONE_POSTER // until a second endpoint binds it
+                : CompletionRing.Producers.ONE_THREAD,
+            domainGuard);
+    opened.add(cq);
+    return cq;
   }
 
   @Override
   public Counter openCounter() {
-    return new CompletionCounter(progress);
+    requireOpen();
+    CompletionCounter counter = new CompletionCounter(progress, domainGuard);
+    opened.add(counter);
+    return counter;
   }
 
+  /**
+   * {@inheritDoc} A null, freed or non-native segment, access other than remote read and write, or
+   * remote write to a read-only segment (peers' writes would fault in this process) is {@code
+   * FI_EINVAL} or {@code FI_EACCES}.
+   */
   @Override
   public dev.fiucx.MemoryRegion registerMemory(MemorySegment segment, long access) {
+    requireOpen();
+    requireAccess(access);
+    if (segment == null || !segment.scope().isAlive() || !segment.isNative()) {
+      throw new FiException(
+          FiErrno.EINVAL, "registered memory must be a native segment whose arena is open");
+    }
+    if (segment.isReadOnly() && (access & FiFlags.REMOTE_WRITE) != 0) {
+      throw new FiException(
+          FiErrno.EACCES, "a read-only segment cannot be registered for FI_REMOTE_WRITE");
+    }
     EngineMemoryRegion mr = new EngineMemoryRegion(transport.register(segment, access));
     opened.add(mr);
     return mr;
@@ -392,9 +490,21 @@ public final class EngineDomain implements Domain, TransportCompletions {
 
   @Override
   public dev.fiucx.MemoryRegion allocateMemory(long size, long access) {
+    requireOpen();
+    requireAccess(access);
     EngineMemoryRegion mr = new EngineMemoryRegion(transport.allocate(size, access));
     opened.add(mr);
     return mr;
+  }
+
+  /** A region's access is FI_REMOTE_READ and/or FI_REMOTE_WRITE, nothing else. */
+  private static void requireAccess(long access) {
+    long remote = FiFlags.REMOTE_READ | FiFlags.REMOTE_WRITE;
+    if (access == 0 || (access & ~remote) != 0) {
+      throw new FiException(
+          FiErrno.EINVAL,
+          "access must be FI_REMOTE_READ and/or FI_REMOTE_WRITE: 0x" + Long.toHexString(access));
+    }
   }
 
   /**
@@ -435,8 +545,12 @@ public final class EngineDomain implements Domain, TransportCompletions {
     heldUntilTransportCloses.add(scratch);
   }
 
+  /** Closes everything the domain opened, once; a second close does nothing. */
   @Override
-  public void close() {
+  public synchronized void close() {
+    if (closing) {
+      return;
+    }
     closing = true;
     for (int i = opened.size() - 1; i >= 0; i--) {
       try {
@@ -449,6 +563,7 @@ public final class EngineDomain implements Domain, TransportCompletions {
     if (progressThread != null) {
       progressThread.close();
     }
+    transportClosed = true;
     lockRegion.close();
     transport.close();
     heldUntilTransportCloses.forEach(java.lang.foreign.Arena::close);

@@ -17,6 +17,7 @@ import dev.fiucx.completion.CompletionCounter;
 import dev.fiucx.completion.CompletionRing;
 import dev.fiucx.completion.PendingOperations;
 import dev.fiucx.dispatch.Dispatcher;
+import dev.fiucx.dispatch.LocalElements;
 import dev.fiucx.dispatch.LocalElements.Need;
 import dev.fiucx.emulation.CasLoop;
 import dev.fiucx.emulation.RemoteLock;
@@ -25,17 +26,22 @@ import dev.fiucx.semantics.AtomicTable;
 import dev.fiucx.spi.Progress;
 import dev.fiucx.spi.RemoteRegion;
 import dev.fiucx.spi.TransportPeer;
+import dev.fiucx.validation.CallGuard;
 import dev.fiucx.validation.LocalChecks;
 import dev.fiucx.validation.RemoteChecks;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.ref.Reference;
 
 /**
  * {@code fid_ep} for atomics: each of the 13 calls fills the dispatcher's element walks, then one
  * path validates (flags, cell, counts, buffers, then every remote range), takes a completion slot
  * and dispatches. Calls return 0 or a negative {@code fi_errno} and allocate nothing on success.
- * One thread at a time may call an endpoint ({@code FI_THREAD_ENDPOINT}); completions may be
- * written by the domain's progress thread.
+ * One thread at a time may be inside an endpoint's calls ({@code FI_THREAD_ENDPOINT}): each call
+ * enters the endpoint's {@link CallGuard} first, which refuses a second thread with {@code
+ * -FI_EBUSY} (or, under {@code threading=safe}, makes it wait on the domain's lock), because the
+ * element walks, the last-region cache and the poster's side of the completion bookkeeping are one
+ * thread's. Completions may be written by the domain's progress thread.
  */
 final class EngineEndpoint implements Endpoint {
   private static final int IN_FLIGHT = 4096;
@@ -51,6 +57,10 @@ final class EngineEndpoint implements Endpoint {
   private final CasLoop casLoop;
   private final RemoteLock remoteLock;
   private final Dispatcher dispatcher;
+
+  /** Who may be inside this endpoint's calls: one thread at a time, refused or serialized. */
+  private final CallGuard guard;
+
   private EngineAddressVector av;
   private CompletionRing cq;
   private boolean selective;
@@ -60,8 +70,13 @@ final class EngineEndpoint implements Endpoint {
   private volatile boolean closed;
   private volatile boolean released;
 
-  EngineEndpoint(EngineDomain domain, int index, Progress progress) {
+  /**
+   * @param guard the endpoint's own refusing guard, or the domain's (manual progress: one thread at
+   *     a time uses the whole domain; {@code threading=safe}: a lock)
+   */
+  EngineEndpoint(EngineDomain domain, int index, Progress progress, CallGuard guard) {
     this.domain = domain;
+    this.guard = guard;
     this.index = index;
     this.table = domain.table();
     this.virtualAddressing = domain.attr().virtualAddressing();
@@ -90,13 +105,24 @@ final class EngineEndpoint implements Endpoint {
 
   @Override
   public void bind(CompletionQueue queue, long flags) {
+    requireOpen();
     if (!(queue instanceof CompletionRing ring)) {
-      throw new FiException(FiErrno.EINVAL, "not a completion queue of this provider");
+      throw new FiException(FiErrno.EINVAL, "not a completion queue of this provider: " + queue);
+    }
+    if (!ring.progressedBy(progress)) {
+      throw new FiException(FiErrno.EINVAL, "the completion queue belongs to another domain");
+    }
+    if (ring.isClosed()) {
+      throw new FiException(FiErrno.EOPBADSTATE, "the completion queue is closed");
     }
     if ((flags & ~(FiFlags.TRANSMIT | FiFlags.RECV | FiFlags.SELECTIVE_COMPLETION)) != 0) {
       throw new FiException(FiErrno.EBADFLAGS, "fi_ep_bind(cq): 0x" + Long.toHexString(flags));
     }
     requireDisabled();
+    if (cq != null) {
+      // libfabric's util endpoints: "duplicate CQ binding", -FI_EINVAL
+      throw new FiException(FiErrno.EINVAL, "a completion queue is already bound");
+    }
     try {
       ring.bindEndpoint();
     } catch (IllegalStateException e) {
@@ -108,14 +134,26 @@ final class EngineEndpoint implements Endpoint {
 
   @Override
   public void bind(Counter counter, long flags) {
+    requireOpen();
     if (!(counter instanceof CompletionCounter c)) {
-      throw new FiException(FiErrno.EINVAL, "not a counter of this provider");
+      throw new FiException(FiErrno.EINVAL, "not a counter of this provider: " + counter);
+    }
+    if (!c.progressedBy(progress)) {
+      throw new FiException(FiErrno.EINVAL, "the counter belongs to another domain");
+    }
+    if (c.isClosed()) {
+      throw new FiException(FiErrno.EOPBADSTATE, "the counter is closed");
     }
     if ((flags & ~(FiFlags.READ | FiFlags.WRITE)) != 0 || flags == 0) {
       throw new FiException(
           FiErrno.EBADFLAGS, "fi_ep_bind(cntr) takes FI_READ and/or FI_WRITE for atomics");
     }
     requireDisabled();
+    if ((flags & FiFlags.READ) != 0 && readCounter != null
+        || (flags & FiFlags.WRITE) != 0 && writeCounter != null) {
+      // libfabric's util endpoints: "duplicate counter binding", -FI_EINVAL
+      throw new FiException(FiErrno.EINVAL, "a counter is already bound for these events");
+    }
     if ((flags & FiFlags.READ) != 0) {
       readCounter = c;
     }
@@ -126,15 +164,24 @@ final class EngineEndpoint implements Endpoint {
 
   @Override
   public void bind(AddressVector addresses) {
+    requireOpen();
     if (!(addresses instanceof EngineAddressVector a)) {
-      throw new FiException(FiErrno.EINVAL, "not an address vector of this provider");
+      throw new FiException(FiErrno.EINVAL, "not an address vector of this provider: " + addresses);
     }
     requireDisabled();
+    if (av != null) {
+      // libfabric's util endpoints: "duplicate AV binding", -FI_EINVAL
+      throw new FiException(FiErrno.EINVAL, "an address vector is already bound");
+    }
     av = a;
   }
 
   @Override
   public void enable() {
+    requireOpen();
+    if (enabled) {
+      throw new FiException(FiErrno.EOPBADSTATE, "the endpoint is already enabled");
+    }
     if (av == null) {
       throw new FiException(FiErrno.ENOAV, "bind an address vector before fi_enable");
     }
@@ -144,6 +191,12 @@ final class EngineEndpoint implements Endpoint {
   @Override
   public byte[] name() {
     return domain.address();
+  }
+
+  private void requireOpen() {
+    if (closed) {
+      throw new FiException(FiErrno.EOPBADSTATE, "the endpoint is closed");
+    }
   }
 
   private void requireDisabled() {
@@ -156,10 +209,299 @@ final class EngineEndpoint implements Endpoint {
     return selective ? 0 : FiFlags.COMPLETION;
   }
 
-  // --- base family ---
+  // --- the calls: each enters the guard (refused with -FI_EBUSY while another thread is inside,
+  // or waiting under threading=safe), runs inside it, and never throws ---
+
+  /**
+   * What a call returns when something threw inside it after its checks: a buffer freed or confined
+   * to another thread by a racing thread (the checks refuse a buffer already closed or foreign with
+   * {@code -FI_EINVAL}). The call's element walks are dropped; nothing throws out.
+   */
+  private int thrown(RuntimeException e) {
+    dispatcher.forget();
+    return -FiErrno.EINVAL;
+  }
 
   @Override
   public int atomic(
+      MemorySegment buf,
+      long count,
+      MemoryRegion desc,
+      long destAddr,
+      long addr,
+      long key,
+      FiDatatype datatype,
+      FiOp op,
+      Object context) {
+    int rc = guard.enter();
+    if (rc < 0) {
+      return rc;
+    }
+    try {
+      return atomicInside(buf, count, desc, destAddr, addr, key, datatype, op, context);
+    } catch (RuntimeException e) {
+      return thrown(e);
+    } finally {
+      guard.exit();
+    }
+  }
+
+  @Override
+  public int atomicv(
+      Ioc[] iov,
+      MemoryRegion[] desc,
+      int count,
+      long destAddr,
+      long addr,
+      long key,
+      FiDatatype datatype,
+      FiOp op,
+      Object context) {
+    int rc = guard.enter();
+    if (rc < 0) {
+      return rc;
+    }
+    try {
+      return atomicvInside(iov, desc, count, destAddr, addr, key, datatype, op, context);
+    } catch (RuntimeException e) {
+      return thrown(e);
+    } finally {
+      guard.exit();
+    }
+  }
+
+  @Override
+  public int atomicmsg(AtomicMsg msg, long flags) {
+    int rc = guard.enter();
+    if (rc < 0) {
+      return rc;
+    }
+    try {
+      return atomicmsgInside(msg, flags);
+    } catch (RuntimeException e) {
+      return thrown(e);
+    } finally {
+      guard.exit();
+    }
+  }
+
+  @Override
+  public int injectAtomic(
+      MemorySegment buf,
+      long count,
+      long destAddr,
+      long addr,
+      long key,
+      FiDatatype datatype,
+      FiOp op) {
+    int rc = guard.enter();
+    if (rc < 0) {
+      return rc;
+    }
+    try {
+      return injectAtomicInside(buf, count, destAddr, addr, key, datatype, op);
+    } catch (RuntimeException e) {
+      return thrown(e);
+    } finally {
+      guard.exit();
+    }
+  }
+
+  @Override
+  public int fetchAtomic(
+      MemorySegment buf,
+      long count,
+      MemoryRegion desc,
+      MemorySegment result,
+      MemoryRegion resultDesc,
+      long destAddr,
+      long addr,
+      long key,
+      FiDatatype datatype,
+      FiOp op,
+      Object context) {
+    int rc = guard.enter();
+    if (rc < 0) {
+      return rc;
+    }
+    try {
+      return fetchAtomicInside(
+          buf, count, desc, result, resultDesc, destAddr, addr, key, datatype, op, context);
+    } catch (RuntimeException e) {
+      return thrown(e);
+    } finally {
+      guard.exit();
+    }
+  }
+
+  @Override
+  public int fetchAtomicv(
+      Ioc[] iov,
+      MemoryRegion[] desc,
+      int count,
+      Ioc[] resultv,
+      MemoryRegion[] resultDesc,
+      int resultCount,
+      long destAddr,
+      long addr,
+      long key,
+      FiDatatype datatype,
+      FiOp op,
+      Object context) {
+    int rc = guard.enter();
+    if (rc < 0) {
+      return rc;
+    }
+    try {
+      return fetchAtomicvInside(
+          iov,
+          desc,
+          count,
+          resultv,
+          resultDesc,
+          resultCount,
+          destAddr,
+          addr,
+          key,
+          datatype,
+          op,
+          context);
+    } catch (RuntimeException e) {
+      return thrown(e);
+    } finally {
+      guard.exit();
+    }
+  }
+
+  @Override
+  public int fetchAtomicmsg(
+      AtomicMsg msg, Ioc[] resultv, MemoryRegion[] resultDesc, int resultCount, long flags) {
+    int rc = guard.enter();
+    if (rc < 0) {
+      return rc;
+    }
+    try {
+      return fetchAtomicmsgInside(msg, resultv, resultDesc, resultCount, flags);
+    } catch (RuntimeException e) {
+      return thrown(e);
+    } finally {
+      guard.exit();
+    }
+  }
+
+  @Override
+  public int compareAtomic(
+      MemorySegment buf,
+      long count,
+      MemoryRegion desc,
+      MemorySegment compare,
+      MemoryRegion compareDesc,
+      MemorySegment result,
+      MemoryRegion resultDesc,
+      long destAddr,
+      long addr,
+      long key,
+      FiDatatype datatype,
+      FiOp op,
+      Object context) {
+    int rc = guard.enter();
+    if (rc < 0) {
+      return rc;
+    }
+    try {
+      return compareAtomicInside(
+          buf,
+          count,
+          desc,
+          compare,
+          compareDesc,
+          result,
+          resultDesc,
+          destAddr,
+          addr,
+          key,
+          datatype,
+          op,
+          context);
+    } catch (RuntimeException e) {
+      return thrown(e);
+    } finally {
+      guard.exit();
+    }
+  }
+
+  @Override
+  public int compareAtomicv(
+      Ioc[] iov,
+      MemoryRegion[] desc,
+      int count,
+      Ioc[] comparev,
+      MemoryRegion[] compareDesc,
+      int compareCount,
+      Ioc[] resultv,
+      MemoryRegion[] resultDesc,
+      int resultCount,
+      long destAddr,
+      long addr,
+      long key,
+      FiDatatype datatype,
+      FiOp op,
+      Object context) {
+    int rc = guard.enter();
+    if (rc < 0) {
+      return rc;
+    }
+    try {
+      return compareAtomicvInside(
+          iov,
+          desc,
+          count,
+          comparev,
+          compareDesc,
+          compareCount,
+          resultv,
+          resultDesc,
+          resultCount,
+          destAddr,
+          addr,
+          key,
+          datatype,
+          op,
+          context);
+    } catch (RuntimeException e) {
+      return thrown(e);
+    } finally {
+      guard.exit();
+    }
+  }
+
+  @Override
+  public int compareAtomicmsg(
+      AtomicMsg msg,
+      Ioc[] comparev,
+      MemoryRegion[] compareDesc,
+      int compareCount,
+      Ioc[] resultv,
+      MemoryRegion[] resultDesc,
+      int resultCount,
+      long flags) {
+    int rc = guard.enter();
+    if (rc < 0) {
+      return rc;
+    }
+    try {
+      return compareAtomicmsgInside(
+          msg, comparev, compareDesc, compareCount, resultv, resultDesc, resultCount, flags);
+    } catch (RuntimeException e) {
+      return thrown(e);
+    } finally {
+      guard.exit();
+    }
+  }
+
+  // --- base family ---
+
+  private int atomicInside(
       MemorySegment buf,
       long count,
       MemoryRegion desc,
@@ -178,8 +520,7 @@ final class EngineEndpoint implements Endpoint {
     return submit(AtomicFamily.BASE, op, datatype, destAddr, context, defaultFlags());
   }
 
-  @Override
-  public int atomicv(
+  private int atomicvInside(
       Ioc[] iov,
       MemoryRegion[] desc,
       int count,
@@ -197,16 +538,14 @@ final class EngineEndpoint implements Endpoint {
     return submit(AtomicFamily.BASE, op, datatype, destAddr, context, defaultFlags());
   }
 
-  @Override
-  public int atomicmsg(AtomicMsg msg, long flags) {
+  private int atomicmsgInside(AtomicMsg msg, long flags) {
     int rc = setMessage(msg);
     return rc < 0
         ? rc
         : submit(AtomicFamily.BASE, msg.op(), msg.datatype(), msg.addr(), msg.context(), flags);
   }
 
-  @Override
-  public int injectAtomic(
+  private int injectAtomicInside(
       MemorySegment buf,
       long count,
       long destAddr,
@@ -225,8 +564,7 @@ final class EngineEndpoint implements Endpoint {
 
   // --- fetch family ---
 
-  @Override
-  public int fetchAtomic(
+  private int fetchAtomicInside(
       MemorySegment buf,
       long count,
       MemoryRegion desc,
@@ -248,8 +586,7 @@ final class EngineEndpoint implements Endpoint {
     return submit(AtomicFamily.FETCH, op, datatype, destAddr, context, defaultFlags());
   }
 
-  @Override
-  public int fetchAtomicv(
+  private int fetchAtomicvInside(
       Ioc[] iov,
       MemoryRegion[] desc,
       int count,
@@ -270,8 +607,7 @@ final class EngineEndpoint implements Endpoint {
     return submit(AtomicFamily.FETCH, op, datatype, destAddr, context, defaultFlags());
   }
 
-  @Override
-  public int fetchAtomicmsg(
+  private int fetchAtomicmsgInside(
       AtomicMsg msg, Ioc[] resultv, MemoryRegion[] resultDesc, int resultCount, long flags) {
     int rc = setMessage(msg);
     if (rc < 0) {
@@ -285,8 +621,7 @@ final class EngineEndpoint implements Endpoint {
 
   // --- compare family ---
 
-  @Override
-  public int compareAtomic(
+  private int compareAtomicInside(
       MemorySegment buf,
       long count,
       MemoryRegion desc,
@@ -311,8 +646,7 @@ final class EngineEndpoint implements Endpoint {
     return submit(AtomicFamily.COMPARE, op, datatype, destAddr, context, defaultFlags());
   }
 
-  @Override
-  public int compareAtomicv(
+  private int compareAtomicvInside(
       Ioc[] iov,
       MemoryRegion[] desc,
       int count,
@@ -336,8 +670,7 @@ final class EngineEndpoint implements Endpoint {
     return submit(AtomicFamily.COMPARE, op, datatype, destAddr, context, defaultFlags());
   }
 
-  @Override
-  public int compareAtomicmsg(
+  private int compareAtomicmsgInside(
       AtomicMsg msg,
       Ioc[] comparev,
       MemoryRegion[] compareDesc,
@@ -364,31 +697,44 @@ final class EngineEndpoint implements Endpoint {
 
   @Override
   public long atomicValid(FiDatatype datatype, FiOp op) {
-    return table.valid(AtomicFamily.BASE, op, datatype);
+    return datatype == null || op == null
+        ? -FiErrno.EINVAL
+        : table.valid(AtomicFamily.BASE, op, datatype);
   }
 
   @Override
   public long fetchAtomicValid(FiDatatype datatype, FiOp op) {
-    return table.valid(AtomicFamily.FETCH, op, datatype);
+    return datatype == null || op == null
+        ? -FiErrno.EINVAL
+        : table.valid(AtomicFamily.FETCH, op, datatype);
   }
 
   @Override
   public long compareAtomicValid(FiDatatype datatype, FiOp op) {
-    return table.valid(AtomicFamily.COMPARE, op, datatype);
+    return datatype == null || op == null
+        ? -FiErrno.EINVAL
+        : table.valid(AtomicFamily.COMPARE, op, datatype);
   }
 
   @Override
   public String atomicPath(long destAddr, long key) {
-    TransportPeer peer = av == null ? null : av.peer(destAddr);
-    if (peer == null) {
-      throw new FiException(FiErrno.EADDRNOTAVAIL, "no peer at fi_addr " + destAddr);
+    // it fills the last-region cache the calls read: inside the guard, waiting for a call to end
+    guard.enterWaiting();
+    try {
+      requireOpen();
+      TransportPeer peer = av == null ? null : av.peer(destAddr);
+      if (peer == null) {
+        throw new FiException(FiErrno.EADDRNOTAVAIL, "no peer at fi_addr " + destAddr);
+      }
+      RemoteRegion region = dispatcher.targets.region(peer, key);
+      if (region == null) {
+        int rc = dispatcher.targets.lastError();
+        throw new FiException(-rc, "key 0x" + Long.toHexString(key));
+      }
+      return region.path();
+    } finally {
+      guard.exit();
     }
-    RemoteRegion region = dispatcher.targets.region(peer, key);
-    if (region == null) {
-      int rc = dispatcher.targets.lastError();
-      throw new FiException(-rc, "key 0x" + Long.toHexString(key));
-    }
-    return region.path();
   }
 
   private int setMessage(AtomicMsg msg) {
@@ -449,14 +795,16 @@ final class EngineEndpoint implements Endpoint {
     AtomicFamily family = cell.family();
     int size = cell.size();
     boolean readsOperand = cell.op() != FiOp.ATOMIC_READ;
-    if (readsOperand && (buf == null || buf.byteSize() < size)) {
+    // the same buffer checks as LocalElements.check: Java reads operands and compare values (alive,
+    // this thread's to read), the transport writes results by address (also native, writable)
+    Thread caller = Thread.currentThread();
+    if (readsOperand && !LocalElements.readable(buf, size, caller)) {
       return -FiErrno.EINVAL;
     }
-    if (family != AtomicFamily.BASE
-        && (result == null || result.byteSize() < size || !result.isNative())) {
+    if (family != AtomicFamily.BASE && !LocalElements.writable(result, size, caller)) {
       return -FiErrno.EINVAL;
     }
-    if (family == AtomicFamily.COMPARE && (compare == null || compare.byteSize() < size)) {
+    if (family == AtomicFamily.COMPARE && !LocalElements.readable(compare, size, caller)) {
       return -FiErrno.EINVAL;
     }
     TransportPeer peer = av.peer(destAddr);
@@ -509,18 +857,22 @@ final class EngineEndpoint implements Endpoint {
       }
       return slot;
     }
-    rc =
-        dispatcher.postOne(
-            cell,
-            peer,
-            region,
-            offset,
-            locks,
-            buf,
-            compare,
-            result,
-            slot,
-            ((long) index << 32) | slot);
+    try {
+      rc =
+          dispatcher.postOne(
+              cell,
+              peer,
+              region,
+              offset,
+              locks,
+              buf,
+              compare,
+              result,
+              slot,
+              ((long) index << 32) | slot);
+    } catch (RuntimeException e) {
+      rc = -FiErrno.EINVAL; // a buffer freed by a racing thread after its check: see thrown()
+    }
     if (rc < 0) {
       if (wantCompletion) {
         cq.release();
@@ -528,7 +880,8 @@ final class EngineEndpoint implements Endpoint {
       return rc;
     }
     if (rc == TransportPeer.PENDING) {
-      pending.openAt(slot, context, cq, wantCompletion, counter, cqFlags);
+      // the slot holds the result buffer until the element has written it
+      pending.openAt(slot, context, cq, wantCompletion, counter, cqFlags, result);
     } else {
       if (wantCompletion) {
         cq.complete(context, cqFlags, 0);
@@ -540,6 +893,9 @@ final class EngineEndpoint implements Endpoint {
     if (rc == TransportPeer.PENDING) {
       domain.wakeProgress();
     }
+    // an element done at once wrote its result during the post: the buffer stays reachable until
+    // here, so an automatic arena's memory cannot be freed under the transport's write
+    Reference.reachabilityFence(result);
     return 0;
   }
 
@@ -685,6 +1041,13 @@ final class EngineEndpoint implements Endpoint {
       }
       return slot;
     }
+    if (reads) {
+      // the slot holds the result buffers until every element has written its old value
+      LocalElements results = dispatcher.results;
+      for (int i = 0, n = results.iovs(); i < n; i++) {
+        pending.keep(slot, i, results.segment(i));
+      }
+    }
     long token = ((long) index << 32) | slot;
     int pendingElements = dispatcher.post(cell, peer, locks, elements, pending, slot, token);
     if (pendingElements < 0) {
@@ -736,18 +1099,28 @@ final class EngineEndpoint implements Endpoint {
     return pending.inFlight();
   }
 
+  /**
+   * Closes the endpoint once: later calls return {@code -FI_EOPBADSTATE} (set-up calls throw it),
+   * and a second close does nothing. Waits for a call another thread is inside, then for the
+   * operations in flight.
+   */
   @Override
   public void close() {
-    if (closed) {
-      return;
-    }
-    closed = true;
-    awaitEarlierOperations();
-    released = true; // no more draining: the CAS loop's scratch goes with the arena
-    if (pending.inFlight() > 0) {
-      domain.keepUntilTransportCloses(arena); // UCX may still write results into it
-    } else {
-      arena.close();
+    guard.enterWaiting();
+    try {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      awaitEarlierOperations();
+      released = true; // no more draining: the CAS loop's scratch goes with the arena
+      if (pending.inFlight() > 0) {
+        domain.keepUntilTransportCloses(arena); // UCX may still write results into it
+      } else {
+        arena.close();
+      }
+    } finally {
+      guard.exit();
     }
   }
 }

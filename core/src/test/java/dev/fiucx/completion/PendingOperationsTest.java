@@ -118,7 +118,7 @@ class PendingOperationsTest {
     assertEquals(first, p.peek(), "peeking takes nothing");
     assertEquals(0, p.inFlight());
     cq.reserve();
-    p.openAt(first, "pending", cq, true, counter, FiFlags.ATOMIC | FiFlags.READ);
+    p.openAt(first, "pending", cq, true, counter, FiFlags.ATOMIC | FiFlags.READ, null);
     assertEquals(1, p.inFlight());
     int second = p.peek();
     assertEquals(1 - first, second, "the next free slot");
@@ -126,8 +126,8 @@ class PendingOperationsTest {
     assertEquals(1, cq.read(out, 1));
     assertSame("pending", out[0].opContext);
     assertEquals(0, p.inFlight());
-    p.openAt(first, null, null, false, null, 0);
-    p.openAt(second, null, null, false, null, 0);
+    p.openAt(first, null, null, false, null, 0, null);
+    p.openAt(second, null, null, false, null, 0, null);
     assertEquals(-FiErrno.EAGAIN, p.peek(), "every slot in flight");
   }
 
@@ -140,7 +140,7 @@ class PendingOperationsTest {
     p.completed(slot, -FiErrno.ECONNRESET); // another thread's progress, before openAt
     assertEquals(1, p.inFlight(), "completed early, not finished");
     assertEquals(-FiErrno.EAGAIN, cq.read(out, 1), "nothing yet");
-    p.openAt(slot, "early", cq, true, counter, FiFlags.ATOMIC | FiFlags.READ);
+    p.openAt(slot, "early", cq, true, counter, FiFlags.ATOMIC | FiFlags.READ, null);
     assertEquals(0, p.inFlight());
     assertEquals(-FiErrno.EAVAIL, cq.read(out, 1));
     CqErrEntry e = new CqErrEntry();
@@ -150,7 +150,7 @@ class PendingOperationsTest {
     // the slot comes back clean: its next use succeeds
     cq.reserve();
     int again = p.peek();
-    p.openAt(again, "next", cq, true, counter, FiFlags.ATOMIC | FiFlags.READ);
+    p.openAt(again, "next", cq, true, counter, FiFlags.ATOMIC | FiFlags.READ, null);
     p.completed(again, 0);
     assertEquals(1, cq.read(out, 1));
     assertSame("next", out[0].opContext);
@@ -194,7 +194,7 @@ class PendingOperationsTest {
         Thread.onSpinWait();
       }
       posted.put(slot); // "pending": the other thread may complete it before openAt
-      p.openAt(slot, i, cq, true, null, 0);
+      p.openAt(slot, i, cq, true, null, 0, null);
     }
     long deadline = System.nanoTime() + 20_000_000_000L;
     while (seen < calls) {

@@ -1,7 +1,9 @@
 package dev.fiucx.dispatch;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fiucx.FiErrno;
 import dev.fiucx.Ioc;
@@ -49,5 +51,54 @@ class LocalElementsTest {
     assertEquals(-FiErrno.EINVAL, e.check(8, Need.COUNT_ONLY));
     assertEquals(-FiErrno.EINVAL, e.set(new Ioc[17], 17));
     assertEquals(-FiErrno.EINVAL, e.set(new Ioc[] {null}, 1));
+  }
+
+  @Test
+  void freedForeignAndReadOnlyBuffersAreInvalidBeforeAnythingReadsThem() throws Exception {
+    LocalElements e = new LocalElements();
+    Arena closed = Arena.ofConfined();
+    MemorySegment freed = closed.allocate(16);
+    closed.close();
+    e.set(freed, 1);
+    assertEquals(-FiErrno.EINVAL, e.check(8, Need.READABLE));
+    assertEquals(-FiErrno.EINVAL, e.check(8, Need.NATIVE));
+    assertEquals(1, e.check(8, Need.COUNT_ONLY)); // ATOMIC_READ never touches its operand
+
+    MemorySegment[] foreign = new MemorySegment[1];
+    Arena[] foreignArena = new Arena[1];
+    Thread other =
+        new Thread(
+            () -> {
+              foreignArena[0] = Arena.ofConfined();
+              foreign[0] = foreignArena[0].allocate(16);
+            });
+    other.start();
+    other.join();
+    e.set(foreign[0], 1);
+    assertEquals(-FiErrno.EINVAL, e.check(8, Need.READABLE));
+    assertEquals(-FiErrno.EINVAL, e.check(8, Need.NATIVE));
+
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment view = arena.allocate(16).asReadOnly();
+      e.set(view, 2);
+      assertEquals(2, e.check(8, Need.READABLE)); // operands may be read-only
+      assertEquals(-FiErrno.EINVAL, e.check(8, Need.NATIVE)); // results may not
+      assertFalse(LocalElements.writable(view, 8, Thread.currentThread()));
+      assertTrue(LocalElements.readable(view, 8, Thread.currentThread()));
+      assertFalse(LocalElements.readable(view, 17, Thread.currentThread()));
+      assertFalse(LocalElements.readable(null, 8, Thread.currentThread()));
+      assertFalse(LocalElements.writable(freed, 8, Thread.currentThread()));
+      assertFalse(LocalElements.readable(foreign[0], 8, Thread.currentThread()));
+    }
+  }
+
+  @Test
+  void countsThatAddUpBeyondALongSaturate() {
+    LocalElements e = new LocalElements();
+    Ioc[] huge = {new Ioc(null, Long.MAX_VALUE), new Ioc(null, Long.MAX_VALUE), new Ioc(null, 2)};
+    assertEquals(0, e.set(huge, 3));
+    assertEquals(Long.MAX_VALUE, e.check(8, Need.COUNT_ONLY));
+    assertEquals(-FiErrno.EINVAL, e.set(new Ioc[1], 2)); // shorter than its count
+    assertEquals(-FiErrno.EINVAL, e.set(new Ioc[1], -1));
   }
 }
