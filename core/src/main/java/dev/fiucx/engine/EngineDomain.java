@@ -21,6 +21,7 @@ import dev.fiucx.emulation.EmulationCounters;
 import dev.fiucx.emulation.LockWords;
 import dev.fiucx.semantics.AtomicTable;
 import dev.fiucx.spi.ExposedRegion;
+import dev.fiucx.spi.ProcessIdentity;
 import dev.fiucx.spi.Progress;
 import dev.fiucx.spi.Transport;
 import dev.fiucx.spi.TransportCompletions;
@@ -113,7 +114,7 @@ public final class EngineDomain implements Domain, TransportCompletions {
     this.lockRegion =
         transport.allocate(LockWords.REGION_BYTES, FiFlags.REMOTE_READ | FiFlags.REMOTE_WRITE);
     this.lockOwner = LockWords.ownerOf(transport.instanceId());
-    this.address = withLockKey(transport.address(), lockRegion.key());
+    this.address = composeAddress(transport.address(), lockRegion.key());
     transport.onInitiatorFailure(this::reclaimLocksOf);
     if (attr.progress() == DomainAttr.Progress.AUTO) {
       this.progressThread =
@@ -139,7 +140,32 @@ public final class EngineDomain implements Domain, TransportCompletions {
     for (EngineEndpoint ep : endpoints) {
       events += ep.drainEmulation();
     }
+    if (++progressRounds % ROUNDS_PER_CLOCK_READ == 0) {
+      events += checkPeersNow();
+    }
     return events;
+  }
+
+  /** How often the transport looks for dead peers ({@link Transport#checkPeers}). */
+  static final long PEER_CHECK_PERIOD_NANOS = 200_000_000L;
+
+  /**
+   * Progress rounds between two clock reads for {@link #PEER_CHECK_PERIOD_NANOS}: a round costs
+   * tens of nanoseconds over shared memory, as much as the clock itself, and an idle progress
+   * thread still makes a round at least every millisecond.
+   */
+  private static final int ROUNDS_PER_CLOCK_READ = 64;
+
+  private int progressRounds; // by the one thread inside progressOnce
+  private long lastPeerCheck = System.nanoTime();
+
+  private int checkPeersNow() {
+    long now = System.nanoTime();
+    if (now - lastPeerCheck < PEER_CHECK_PERIOD_NANOS) {
+      return 0;
+    }
+    lastPeerCheck = now;
+    return transport.checkPeers();
   }
 
   /**
@@ -209,15 +235,11 @@ public final class EngineDomain implements Domain, TransportCompletions {
   }
 
   /**
-   * A domain's address is its transport's address followed by the key of its lock region (8 bytes,
-   * little-endian), so a peer that inserts it knows where this domain's remote locks live.
+   * A domain's address ({@link DomainAddress}): this process, the key of its lock region, so a peer
+   * that inserts it knows where this domain's remote locks live, and the transport's address.
    */
-  private static byte[] withLockKey(byte[] transportAddress, long lockKey) {
-    byte[] a = java.util.Arrays.copyOf(transportAddress, transportAddress.length + 8);
-    for (int i = 0; i < 8; i++) {
-      a[transportAddress.length + i] = (byte) (lockKey >>> (8 * i));
-    }
-    return a;
+  private static byte[] composeAddress(byte[] transportAddress, long lockKey) {
+    return new DomainAddress(ProcessIdentity.self(), lockKey, transportAddress).encode();
   }
 
   /** The transport's failure detection found an initiator dead: free the stripes it held. */

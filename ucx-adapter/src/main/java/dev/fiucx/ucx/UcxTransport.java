@@ -6,6 +6,7 @@ import dev.fiucx.FiErrno;
 import dev.fiucx.FiException;
 import dev.fiucx.FiFlags;
 import dev.fiucx.spi.ExposedRegion;
+import dev.fiucx.spi.ProcessIdentity;
 import dev.fiucx.spi.Transport;
 import dev.fiucx.spi.TransportCompletions;
 import dev.fiucx.spi.TransportPeer;
@@ -57,6 +58,13 @@ public final class UcxTransport implements Transport {
   private final byte[] address;
   private final long instanceId;
   private final AtomicPoster poster;
+  private final TransportCompletions completions;
+
+  /**
+   * Operations pending per peer, where UCX cannot end them when a peer dies (no peer-failure
+   * handling: shared memory); null where it can.
+   */
+  private final PendingTokens tracked;
 
   /** Why peers' regions are not mapped for CPU atomics, or null when they are where UCX can. */
   private final String directPathOff;
@@ -92,6 +100,8 @@ public final class UcxTransport implements Transport {
     overrides.put("PROTO_ENABLE", "n");
     this.configOverrides = Map.copyOf(overrides);
     this.detectPeerFailure = options.detectPeerFailure(System.getenv("UCX_TLS"));
+    this.completions = completions;
+    this.tracked = detectPeerFailure ? null : new PendingTokens();
 
     UcpParams params =
         new UcpParams()
@@ -112,7 +122,7 @@ public final class UcxTransport implements Transport {
       w = ctx.newWorker(workerParams);
       p =
           new AtomicPoster(
-              completions,
+              tracked == null ? completions : this::trackedCompletion,
               options.threadSafe(),
               UcpNative.contextRequestSize(ctx.getNativeId()),
               detectPeerFailure);
@@ -200,17 +210,66 @@ public final class UcxTransport implements Transport {
 
   @Override
   public TransportPeer connect(byte[] peerAddress) {
+    return connect(peerAddress, ProcessIdentity.UNKNOWN);
+  }
+
+  @Override
+  public TransportPeer connect(byte[] peerAddress, ProcessIdentity peerProcess) {
     synchronized (this) {
       checkOpen();
       UcxPeer peer;
       try {
-        peer = new UcxPeer(this, poster, peers.size(), peerAddress);
+        peer = new UcxPeer(this, poster, peers.size(), peerAddress, peerProcess, tracked);
       } catch (UcxException e) {
         throw new FiException(FiErrno.EHOSTUNREACH, "cannot connect: " + e.getMessage(), e);
       }
       peers.add(peer);
       return peer;
     }
+  }
+
+  /**
+   * Looks at the processes of this transport's peers and of the initiators it serves (where this
+   * process can see them: same host, same pid namespace). A dead target's operations end with
+   * {@code -FI_ECONNRESET}; a dead initiator's endpoint back is closed and its locks reclaimed.
+   */
+  @Override
+  public int checkPeers() {
+    List<UcxPeer> snapshot;
+    synchronized (this) {
+      if (closed) {
+        return 0;
+      }
+      snapshot = new ArrayList<>(peers.size());
+      for (UcxPeer p : peers) {
+        if (p != null && !p.failed() && p.process().observable()) {
+          snapshot.add(p);
+        }
+      }
+    }
+    int dead = 0;
+    for (UcxPeer p : snapshot) {
+      if (!p.process().alive() && p.processExited()) {
+        dead++;
+      }
+    }
+    return dead + control.checkInitiators();
+  }
+
+  /** UCX completed a pending operation of a transport that records them ({@link #tracked}). */
+  private void trackedCompletion(long token, int status) {
+    tracked.completed(token);
+    completions.completed(token, status);
+  }
+
+  /** Ends an operation UCX will never end (its peer died or closed) with {@code status}. */
+  void endOperation(long token, int status) {
+    completions.completed(token, status);
+  }
+
+  /** Operations recorded as pending to peers, or -1 where UCX ends them itself; for tests. */
+  int trackedPending() {
+    return tracked == null ? -1 : tracked.pending();
   }
 
   @Override
@@ -281,6 +340,11 @@ public final class UcxTransport implements Transport {
         "ucx.proto_enable", String.valueOf(UcpNative.configValue("PROTO_ENABLE", configOverrides)));
     d.put("ucx.thread_mode", options.threadSafe() ? "multi" : "single");
     d.put("ucx.peer_failure_detection", detectPeerFailure ? "on" : "off");
+    d.put(
+        "ucx.dead_peers",
+        (detectPeerFailure ? "UCX's peer-failure handling; " : "")
+            + "processes of peers in this host and pid namespace are watched");
+    d.put("ucx.initiators_served", Integer.toString(control.initiatorsServed()));
     d.put("ucx.worker.address_bytes", Integer.toString(address.length));
     d.put("ucx.worker.atomics", workerAtomics());
     d.put(
@@ -364,6 +428,11 @@ public final class UcxTransport implements Transport {
     if (l != null) {
       l.accept(initiatorId);
     }
+  }
+
+  /** Whether UCX reports a dead peer by itself (peer-failure handling on every endpoint). */
+  boolean detectsPeerFailure() {
+    return detectPeerFailure;
   }
 
   long controlTimeoutNanos() {
