@@ -296,10 +296,12 @@ final class ControlChannel {
 
   /**
    * A peer of an initiator closed. Once none of its peers is left, the endpoint back goes: closed
-   * at once where UCX cannot report the initiator's end (shared memory: the close is forced, there
-   * is nothing in flight on it worth a flush), else left to UCX, which fails it when the
-   * initiator's worker goes away (a forced close could take a tcp connection that the initiator's
-   * other endpoints share down with it).
+   * at once where UCX cannot report the initiator's end (shared memory; a flushing close, which
+   * unlike a forced one unmaps the initiator's FIFO, and is immediate with nothing in flight), else
+   * left to UCX, which fails it when the initiator's worker goes away (a forced close could take a
+   * tcp connection that the initiator's other endpoints share down with it). Measured: UCX 1.13
+   * still keeps one mapping of each departed shared-memory initiator (about 23 KB resident) until
+   * the worker goes; see DepartingInitiatorsTest.
    */
   private void released(long initiatorId, int peer) {
     BackEndpoint back;
@@ -314,8 +316,15 @@ final class ControlChannel {
       backEndpoints.remove(initiatorId);
     }
     transport.liveRegions().forEach(region -> region.forgetInitiator(initiatorId));
-    transport.closeEndpoint(back.ep(), true);
+    transport.closeEndpoint(back.ep(), false, DEAD_CLOSE_WAIT_NANOS);
   }
+
+  /**
+   * How long closing an endpoint back to an initiator that left or died may hold up this progress:
+   * a flushing close with nothing in flight is done at once; one with a message still queued to a
+   * dead initiator never is, and UCX finishes (or keeps) it on its own after this.
+   */
+  private static final long DEAD_CLOSE_WAIT_NANOS = 100_000_000L;
 
   /** An initiator died: drop its endpoint (after this progress) and stop waiting for its acks. */
   private void backEndpointFailed(long initiatorId) {
@@ -331,7 +340,9 @@ final class ControlChannel {
     transport.liveRegions().forEach(region -> region.forgetInitiator(initiatorId));
     transport.initiatorFailed(initiatorId);
     if (back != null) {
-      transport.closeEndpoint(back.ep(), true);
+      // UCX failed it (tcp): forced; else the process was seen gone: flushing, see released()
+      boolean force = transport.detectsPeerFailure();
+      transport.closeEndpoint(back.ep(), force, DEAD_CLOSE_WAIT_NANOS);
     }
   }
 }

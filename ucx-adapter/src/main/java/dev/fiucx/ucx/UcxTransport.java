@@ -463,6 +463,17 @@ public final class UcxTransport implements Transport {
    * used: its callback frees the request too, which races with a timeout in thread-safe mode.
    */
   void closeEndpoint(UcpEndpoint ep, boolean force) {
+    closeEndpoint(ep, force, CLOSE_WAIT_NANOS);
+  }
+
+  /**
+   * {@link #closeEndpoint(UcpEndpoint, boolean)}, waiting at most {@code waitNanos}. Why not always
+   * force: UCX 1.13 does not unmap a shared-memory peer's FIFO when an endpoint to it is
+   * force-closed (measured across processes: the mapping stays until the worker is destroyed),
+   * while a flushing close of an endpoint with nothing in flight unmaps it at once, without the
+   * peer's help.
+   */
+  void closeEndpoint(UcpEndpoint ep, boolean force, long waitNanos) {
     long request;
     try (Arena arena = Arena.ofConfined()) {
       MemorySegment param = arena.allocate(UcxConstants.PARAM_SIZE, 8);
@@ -474,7 +485,7 @@ public final class UcxTransport implements Transport {
     if (request == 0 || UcsStatus.isError(request)) {
       return;
     }
-    long deadline = System.nanoTime() + CLOSE_WAIT_NANOS;
+    long deadline = System.nanoTime() + waitNanos;
     while (UcpNative.requestCheckStatus(request) == UcxConstants.UCS_INPROGRESS
         && System.nanoTime() - deadline < 0) {
       progress();
