@@ -253,6 +253,14 @@ public final class EngineDomain implements Domain, TransportCompletions {
     }
   }
 
+  /**
+   * The key of the lock region named in a domain's address; throws {@code FI_EINVAL} on what is not
+   * a fiucx address. For tests that play a lock holder; endpoints never need it.
+   */
+  public static long lockKeyOf(byte[] address) {
+    return DomainAddress.decode(address).lockKey();
+  }
+
   /** This domain's address, for peers' address vectors ({@code fi_getname}). */
   byte[] address() {
     return address.clone();
