@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.fiucx.AtomicFamily;
 import dev.fiucx.CqEntry;
 import dev.fiucx.CqErrEntry;
+import dev.fiucx.DomainAttr;
 import dev.fiucx.FiDatatype;
 import dev.fiucx.FiErrno;
 import dev.fiucx.FiFlags;
@@ -49,12 +50,20 @@ class DeadPeerTest {
           new Call(
               AtomicFamily.FETCH, FiOp.MAX, FiDatatype.LONG_DOUBLE, 320, Mechanism.REMOTE_LOCK));
 
-  @ParameterizedTest(name = "{0}, {1} memory")
-  @CsvSource({"shm,register", "shm,allocate", "tcp,allocate", "tcp,register"})
-  void everyOperationToAKilledTargetEndsOnceAndLaterCallsAreRefused(String transport, String memory)
-      throws Exception {
+  @ParameterizedTest(name = "{0}, {1} memory, {2} progress")
+  @CsvSource({
+    "shm,register,MANUAL",
+    "shm,allocate,MANUAL",
+    "tcp,allocate,MANUAL",
+    "tcp,register,MANUAL",
+    "shm,register,AUTO",
+    "tcp,register,AUTO"
+  })
+  void everyOperationToAKilledTargetEndsOnceAndLaterCallsAreRefused(
+      String transport, String memory, DomainAttr.Progress progress) throws Exception {
     ServingTarget target = ServingTarget.start(transport, memory.equals("register"), 4096);
-    Initiator ini = new Initiator("ucx", Initiator.manual(transport));
+    Initiator ini =
+        new Initiator("ucx", new DomainAttr(transport, progress, false, java.util.Map.of()));
     boolean closed = false;
     try (Arena arena = Arena.ofConfined()) {
       MemorySegment operand = arena.allocate(32, 16);
@@ -110,6 +119,7 @@ class DeadPeerTest {
         assertTrue(posted.stream().anyMatch(p -> p == context), "no such operation: " + context);
         assertEquals(null, ended.put(context, n), "ended twice: " + context);
       }
+      long endedMs = (System.nanoTime() - killed) / 1_000_000;
       if (!memory.equals("allocate") || transport.equals("tcp")) {
         assertTrue(errors > 0, "operations that waited for the dead target end in error entries");
       }
@@ -133,6 +143,10 @@ class DeadPeerTest {
       closed = true;
       long closing = System.nanoTime() - t0;
       assertTrue(closing < 1_000_000_000L, "closing took " + closing / 1_000_000 + " ms");
+      System.err.printf(
+          "DeadPeerTest %s %s %s: %d operations ended %d ms after the kill (%d error entries),"
+              + " closed in %d ms%n",
+          transport, memory, progress, posted.size(), endedMs, errors, closing / 1_000_000);
     } finally {
       if (!closed) {
         ini.close();
