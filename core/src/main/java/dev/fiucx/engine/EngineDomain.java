@@ -140,33 +140,19 @@ public final class EngineDomain implements Domain, TransportCompletions {
     for (EngineEndpoint ep : endpoints) {
       events += ep.drainEmulation();
     }
-    if (++progressRounds % ROUNDS_PER_CLOCK_READ == 0) {
-      events += checkPeersNow();
+    if (++progressRounds % ROUNDS_PER_PEER_CHECK == 0) {
+      events += transport.checkPeers();
     }
     return events;
   }
 
-  /** How often the transport looks for dead peers ({@link Transport#checkPeers}). */
-  static final long PEER_CHECK_PERIOD_NANOS = 200_000_000L;
-
   /**
-   * Progress rounds between two clock reads for {@link #PEER_CHECK_PERIOD_NANOS}: a round costs
-   * tens of nanoseconds over shared memory, as much as the clock itself, and an idle progress
-   * thread still makes a round at least every millisecond.
+   * Progress rounds between two looks for dead peers ({@link Transport#checkPeers}, a flag read
+   * when nobody died): an idle progress thread still makes a round every millisecond or less.
    */
-  private static final int ROUNDS_PER_CLOCK_READ = 64;
+  private static final int ROUNDS_PER_PEER_CHECK = 64;
 
   private int progressRounds; // by the one thread inside progressOnce
-  private long lastPeerCheck = System.nanoTime();
-
-  private int checkPeersNow() {
-    long now = System.nanoTime();
-    if (now - lastPeerCheck < PEER_CHECK_PERIOD_NANOS) {
-      return 0;
-    }
-    lastPeerCheck = now;
-    return transport.checkPeers();
-  }
 
   /**
    * Automatic progress, as the progress thread and readers share it: one at a time, the others skip

@@ -43,12 +43,13 @@ public interface Transport extends AutoCloseable {
   }
 
   /**
-   * Looks for peers that died (initiators whose keys this domain serves, and targets this domain
-   * connected to) and ends what they leave behind: operations to a dead target complete with {@code
-   * -FI_ECONNRESET} and later posts are refused; what a dead initiator held here is released and
-   * its remote locks are reclaimed ({@link #onInitiatorFailure}). The engine calls it from its
-   * progress a few times a second, never from a post; it may read /proc and allocate. Returns the
-   * number of peers found dead.
+   * Ends what peers that died left behind (initiators whose keys this domain serves, and targets
+   * this domain connected to), where the transport found them dead by itself: operations to a dead
+   * target complete with {@code -FI_ECONNRESET} and later posts are refused; what a dead initiator
+   * held here is released and its remote locks are reclaimed ({@link #onInitiatorFailure}). The
+   * engine calls it from its progress every few dozen rounds, never from a post, so it must be
+   * cheap when nobody died: no allocation, no system call (look for deaths on a thread of the
+   * transport's own). Returns the number of peers found dead.
    */
   default int checkPeers() {
     return 0;

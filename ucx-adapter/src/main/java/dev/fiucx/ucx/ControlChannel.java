@@ -34,7 +34,7 @@ import org.openucx.jucx.ucp.UcpWorker;
  *
  * <p>An endpoint back lives until its initiator is gone: all the initiator's peers sent RELEASE
  * (closed), UCX failed the endpoint (tcp), or the initiator's process exited ({@link
- * #checkInitiators}: on shared memory UCX never says), so a long-lived target holds nothing for
+ * #deadInitiators}: on shared memory UCX never says), so a long-lived target holds nothing for
  * initiators that came and went.
  */
 final class ControlChannel {
@@ -136,21 +136,41 @@ final class ControlChannel {
   }
 
   /**
-   * Lets go of every initiator whose process is gone (where this process can see it): its endpoint
-   * back, its place among the users of keys, and its remote locks. Returns how many were gone.
+   * The initiators served here whose process is gone (where this process can see it); on {@link
+   * PeerWatch}'s thread.
    */
-  int checkInitiators() {
-    List<Long> gone = new ArrayList<>();
+  List<Long> deadInitiators() {
+    List<BackEndpoint> backs;
+    List<Long> ids;
     synchronized (this) {
-      backEndpoints.forEach(
-          (id, b) -> {
-            if (b.process().observable() && !b.process().alive()) {
-              gone.add(id);
-            }
-          });
+      if (backEndpoints.isEmpty()) {
+        return List.of();
+      }
+      ids = List.copyOf(backEndpoints.keySet());
+      backs = ids.stream().map(backEndpoints::get).toList();
     }
-    gone.forEach(this::dropFailedInitiator);
-    return gone.size();
+    List<Long> gone = new ArrayList<>();
+    for (int i = 0; i < ids.size(); i++) {
+      ProcessIdentity p = backs.get(i).process();
+      if (p.observable() && !p.alive()) {
+        gone.add(ids.get(i));
+      }
+    }
+    return gone;
+  }
+
+  /**
+   * Lets go of an initiator whose process is gone: its endpoint back, its place among the users of
+   * keys, and its remote locks. False when it is no longer served here.
+   */
+  boolean dropDeadInitiator(long initiatorId) {
+    synchronized (this) {
+      if (!backEndpoints.containsKey(initiatorId)) {
+        return false;
+      }
+    }
+    dropFailedInitiator(initiatorId);
+    return true;
   }
 
   /** Keeps the payload alive until UCX is done with it and records the outcome. */

@@ -66,6 +66,14 @@ public final class UcxTransport implements Transport {
    */
   private final PendingTokens tracked;
 
+  /** Peers and initiators {@link PeerWatch} saw gone, for {@link #checkPeers}. */
+  private final java.util.Queue<UcxPeer> deadPeers =
+      new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+  private final java.util.Queue<Long> deadInitiators =
+      new java.util.concurrent.ConcurrentLinkedQueue<>();
+  private volatile boolean deathsSeen;
+
   /** Why peers' regions are not mapped for CPU atomics, or null when they are where UCX can. */
   private final String directPathOff;
 
@@ -152,6 +160,7 @@ public final class UcxTransport implements Transport {
     } while (id == 0);
     this.instanceId = id;
     this.directPathOff = directPathOff();
+    PeerWatch.watch(this);
   }
 
   /**
@@ -229,16 +238,42 @@ public final class UcxTransport implements Transport {
   }
 
   /**
-   * Looks at the processes of this transport's peers and of the initiators it serves (where this
-   * process can see them: same host, same pid namespace). A dead target's operations end with
-   * {@code -FI_ECONNRESET}; a dead initiator's endpoint back is closed and its locks reclaimed.
+   * Ends what the peers that {@link PeerWatch} saw gone left behind: a dead target's operations end
+   * with {@code -FI_ECONNRESET}; a dead initiator's endpoint back is closed and its locks
+   * reclaimed. A read of one flag when nobody died: no allocation, no system call.
    */
   @Override
   public int checkPeers() {
+    if (!deathsSeen) {
+      return 0;
+    }
+    deathsSeen = false;
+    int dead = 0;
+    UcxPeer p;
+    while ((p = deadPeers.poll()) != null) {
+      if (p.processExited()) {
+        dead++;
+      }
+    }
+    Long initiator;
+    while ((initiator = deadInitiators.poll()) != null) {
+      if (control.dropDeadInitiator(initiator)) {
+        dead++;
+      }
+    }
+    return dead;
+  }
+
+  /**
+   * On {@link PeerWatch}'s thread: looks at the processes of this transport's peers and of the
+   * initiators it serves (where this process can see them: same host, same pid namespace) and
+   * queues those gone for {@link #checkPeers}.
+   */
+  void lookForDeadPeers() {
     List<UcxPeer> snapshot;
     synchronized (this) {
       if (closed) {
-        return 0;
+        return;
       }
       snapshot = new ArrayList<>(peers.size());
       for (UcxPeer p : peers) {
@@ -247,13 +282,20 @@ public final class UcxTransport implements Transport {
         }
       }
     }
-    int dead = 0;
+    boolean seen = false;
     for (UcxPeer p : snapshot) {
-      if (!p.process().alive() && p.processExited()) {
-        dead++;
+      if (!p.process().alive()) {
+        deadPeers.add(p);
+        seen = true;
       }
     }
-    return dead + control.checkInitiators();
+    for (long id : control.deadInitiators()) {
+      deadInitiators.add(id);
+      seen = true;
+    }
+    if (seen) {
+      deathsSeen = true;
+    }
   }
 
   /** UCX completed a pending operation of a transport that records them ({@link #tracked}). */
@@ -378,6 +420,7 @@ public final class UcxTransport implements Transport {
       }
       closed = true;
     }
+    PeerWatch.unwatch(this);
     List<UcxExposedRegion> regions = live.values();
     regions.forEach(UcxExposedRegion::beginRevoke);
     for (UcxExposedRegion r : regions) {

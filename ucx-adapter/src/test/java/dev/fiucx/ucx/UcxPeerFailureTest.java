@@ -117,16 +117,13 @@ class UcxPeerFailureTest {
       assertEquals(PENDING, peer.postGet(region, 24, 16, r + 24, 3));
       assertEquals(PENDING, peer.postPut(region, 40, 8, r + 40, 4));
       assertEquals(5, a.trackedPending());
-      assertEquals(1, a.checkPeers() + 1, "a frozen process is alive");
+      a.lookForDeadPeers();
+      assertEquals(0, a.checkPeers(), "a frozen process is alive");
       assertEquals(0, completions.count());
 
       child.destroyForcibly();
       assertTrue(child.waitFor(10, TimeUnit.SECONDS));
-      long deadline = System.nanoTime() + TransportPair.TIMEOUT_NANOS;
-      while (a.checkPeers() == 0) {
-        assertTrue(System.nanoTime() - deadline < 0, "the dead process was never seen gone");
-        a.progress();
-      }
+      awaitSeenGone(a);
       assertEquals(List.of(1L, 2L, 3L, 4L, 5L), completions.order().stream().sorted().toList());
       for (long token = 1; token <= 5; token++) {
         assertEquals(-FiErrno.ECONNRESET, completions.status(token));
@@ -135,6 +132,7 @@ class UcxPeerFailureTest {
       assertTrue(peer.failed());
       assertEquals(-FiErrno.ECONNRESET, peer.postAtomic(region, 0, RemoteAtomicOp.ADD, 8, 1, r, 9));
       assertEquals(-FiErrno.ECONNRESET, peer.resolve(c.key));
+      a.lookForDeadPeers();
       assertEquals(0, a.checkPeers(), "seen gone once");
 
       long t0 = System.nanoTime();
@@ -171,7 +169,7 @@ class UcxPeerFailureTest {
 
       child.destroyForcibly();
       assertTrue(child.waitFor(10, TimeUnit.SECONDS));
-      assertEquals(1, a.checkPeers());
+      awaitSeenGone(a);
       long before = mapped.get(ValueLayout.JAVA_LONG, 0);
       assertEquals(7, before);
       assertEquals(-FiErrno.ECONNRESET, peer.postAtomic(region, 0, RemoteAtomicOp.ADD, 8, 1, r, 2));
@@ -184,6 +182,15 @@ class UcxPeerFailureTest {
       assertTrue(System.nanoTime() - t0 < 1_000_000_000L, "closing a dead peer takes no flush");
     } finally {
       child.destroyForcibly();
+    }
+  }
+
+  /** Progresses until the peer watch has seen one peer gone and progress ended what it left. */
+  private static void awaitSeenGone(UcxTransport a) {
+    long deadline = System.nanoTime() + TransportPair.TIMEOUT_NANOS;
+    while (a.checkPeers() == 0) {
+      assertTrue(System.nanoTime() - deadline < 0, "the dead process was never seen gone");
+      a.progress();
     }
   }
 
