@@ -316,12 +316,13 @@ final class ControlChannel {
 
   /**
    * A peer of an initiator closed. Once none of its peers is left, the endpoint back goes: closed
-   * at once where UCX cannot report the initiator's end (shared memory; a flushing close, which
-   * unlike a forced one unmaps the initiator's FIFO, and is immediate with nothing in flight), else
-   * left to UCX, which fails it when the initiator's worker goes away (a forced close could take a
-   * tcp connection that the initiator's other endpoints share down with it). Measured: UCX 1.13
-   * still keeps one mapping of each departed shared-memory initiator (about 23 KB resident) until
-   * the worker goes; see DepartingInitiatorsTest.
+   * at once where UCX cannot report the initiator's end (shared memory; a flushing close, immediate
+   * with nothing in flight), else left to UCX, which fails it when the initiator's worker goes away
+   * (a forced close could take a tcp connection that the initiator's other endpoints share down
+   * with it). Measured with UCX 1.13.1 across processes: a forced close never unmaps the peer's 12
+   * KiB FIFO; a flushing close does, unless a message above UCX's inline size (about 90 bytes) went
+   * over the endpoint. A target still keeps one such mapping per departed initiator (see
+   * DepartingInitiatorsTest), whose holder inside UCX is not pinned down yet.
    */
   private void released(long initiatorId, int peer) {
     BackEndpoint back;

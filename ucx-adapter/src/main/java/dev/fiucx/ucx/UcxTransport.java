@@ -514,7 +514,7 @@ public final class UcxTransport implements Transport {
    * force: UCX 1.13 does not unmap a shared-memory peer's FIFO when an endpoint to it is
    * force-closed (measured across processes: the mapping stays until the worker is destroyed),
    * while a flushing close of an endpoint with nothing in flight unmaps it at once, without the
-   * peer's help.
+   * peer's help (unless a message above the inline size went over it; see ControlChannel).
    */
   void closeEndpoint(UcpEndpoint ep, boolean force, long waitNanos) {
     long request;
