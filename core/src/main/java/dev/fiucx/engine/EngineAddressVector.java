@@ -6,13 +6,13 @@ import dev.fiucx.FiException;
 import dev.fiucx.spi.Transport;
 import dev.fiucx.spi.TransportPeer;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 /**
- * {@code fi_av} of type {@code FI_AV_TABLE}: inserting a peer's address connects to it, and the
- * returned {@code fi_addr_t} is its index. An address is the peer's transport address followed by
- * the 8-byte key of its lock region ({@link EngineDomain#address}).
+ * {@code fi_av} of type {@code FI_AV_TABLE}: inserting a peer's address checks it ({@link
+ * DomainAddress}), then connects to it, and the returned {@code fi_addr_t} is its index. Indexes
+ * are never reused, so a stale {@code fi_addr_t} finds no peer ({@code -FI_EADDRNOTAVAIL}) rather
+ * than another one.
  */
 final class EngineAddressVector implements AddressVector {
   private final Transport transport;
@@ -20,6 +20,7 @@ final class EngineAddressVector implements AddressVector {
   private final List<Long> lockKeyList = new ArrayList<>();
   private volatile TransportPeer[] table = new TransportPeer[0];
   private volatile long[] lockKeys = new long[0];
+  private boolean closed;
 
   EngineAddressVector(Transport transport) {
     this.transport = transport;
@@ -27,16 +28,10 @@ final class EngineAddressVector implements AddressVector {
 
   @Override
   public synchronized long insert(byte[] address) {
-    if (address == null || address.length <= 8) {
-      throw new FiException(FiErrno.EINVAL, "not a fiucx address (fi_getname of an endpoint)");
-    }
-    int n = address.length - 8;
-    long lockKey = 0;
-    for (int i = 7; i >= 0; i--) {
-      lockKey = (lockKey << 8) | (address[n + i] & 0xFF);
-    }
-    TransportPeer peer = transport.connect(Arrays.copyOf(address, n));
-    lockKeyList.add(lockKey);
+    checkOpen("fi_av_insert");
+    DomainAddress a = DomainAddress.decode(address); // before the transport sees a byte of it
+    TransportPeer peer = transport.connect(a.transportAddress(), a.process());
+    lockKeyList.add(a.lockKey());
     lockKeys = lockKeyList.stream().mapToLong(Long::longValue).toArray();
     peers.add(peer);
     table = peers.toArray(new TransportPeer[0]);
@@ -48,13 +43,19 @@ final class EngineAddressVector implements AddressVector {
     return lockKeys[(int) fiAddr];
   }
 
+  /**
+   * Closes the peer at {@code fiAddr}, which tells it so (the target then lets go of what it held
+   * for this peer). Throws {@code FI_EINVAL} for an {@code fi_addr_t} that names no peer.
+   */
   @Override
   public synchronized void remove(long fiAddr) {
-    if (fiAddr >= 0 && fiAddr < peers.size() && peers.get((int) fiAddr) != null) {
-      peers.get((int) fiAddr).close();
-      peers.set((int) fiAddr, null);
-      table = peers.toArray(new TransportPeer[0]);
+    checkOpen("fi_av_remove");
+    if (fiAddr < 0 || fiAddr >= peers.size() || peers.get((int) fiAddr) == null) {
+      throw new FiException(FiErrno.EINVAL, "fi_av_remove: no peer at fi_addr " + fiAddr);
     }
+    TransportPeer peer = peers.set((int) fiAddr, null);
+    table = peers.toArray(new TransportPeer[0]);
+    peer.close();
   }
 
   /** The peer at {@code fiAddr}, or null. Allocation-free. */
@@ -63,14 +64,24 @@ final class EngineAddressVector implements AddressVector {
     return fiAddr >= 0 && fiAddr < t.length ? t[(int) fiAddr] : null;
   }
 
+  private void checkOpen(String call) {
+    if (closed) {
+      throw new FiException(FiErrno.EOPBADSTATE, call + " on a closed address vector");
+    }
+  }
+
   @Override
   public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    table = new TransportPeer[0];
     for (TransportPeer p : peers) {
       if (p != null) {
         p.close();
       }
     }
     peers.clear();
-    table = new TransportPeer[0];
   }
 }

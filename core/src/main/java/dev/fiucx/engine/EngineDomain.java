@@ -21,6 +21,7 @@ import dev.fiucx.emulation.EmulationCounters;
 import dev.fiucx.emulation.LockWords;
 import dev.fiucx.semantics.AtomicTable;
 import dev.fiucx.spi.ExposedRegion;
+import dev.fiucx.spi.ProcessIdentity;
 import dev.fiucx.spi.Progress;
 import dev.fiucx.spi.Transport;
 import dev.fiucx.spi.TransportCompletions;
@@ -157,7 +158,7 @@ public final class EngineDomain implements Domain, TransportCompletions {
       throw e;
     }
     this.lockOwner = LockWords.ownerOf(transport.instanceId());
-    this.address = withLockKey(transport.address(), lockRegion.key());
+    this.address = composeAddress(transport.address(), lockRegion.key());
     transport.onInitiatorFailure(this::reclaimLocksOf);
     if (attr.progress() == DomainAttr.Progress.AUTO) {
       this.progressThread =
@@ -199,8 +200,19 @@ public final class EngineDomain implements Domain, TransportCompletions {
         errors.caught(DomainErrors.Where.EMULATION, t);
       }
     }
+    if (++progressRounds % ROUNDS_PER_PEER_CHECK == 0) {
+      events += transport.checkPeers();
+    }
     return events;
   }
+
+  /**
+   * Progress rounds between two looks for dead peers ({@link Transport#checkPeers}, a flag read
+   * when nobody died): an idle progress thread still makes a round every millisecond or less.
+   */
+  private static final int ROUNDS_PER_PEER_CHECK = 64;
+
+  private int progressRounds; // by the one thread inside progressOnce
 
   /**
    * Automatic progress, as the progress thread and readers share it: one at a time, the others skip
@@ -287,15 +299,11 @@ public final class EngineDomain implements Domain, TransportCompletions {
   }
 
   /**
-   * A domain's address is its transport's address followed by the key of its lock region (8 bytes,
-   * little-endian), so a peer that inserts it knows where this domain's remote locks live.
+   * A domain's address ({@link DomainAddress}): this process, the key of its lock region, so a peer
+   * that inserts it knows where this domain's remote locks live, and the transport's address.
    */
-  private static byte[] withLockKey(byte[] transportAddress, long lockKey) {
-    byte[] a = java.util.Arrays.copyOf(transportAddress, transportAddress.length + 8);
-    for (int i = 0; i < 8; i++) {
-      a[transportAddress.length + i] = (byte) (lockKey >>> (8 * i));
-    }
-    return a;
+  private static byte[] composeAddress(byte[] transportAddress, long lockKey) {
+    return new DomainAddress(ProcessIdentity.self(), lockKey, transportAddress).encode();
   }
 
   /** The transport's failure detection found an initiator dead: free the stripes it held. */
@@ -307,6 +315,14 @@ public final class EngineDomain implements Domain, TransportCompletions {
     if (freed > 0) {
       emulationCounters.locksReclaimed(freed);
     }
+  }
+
+  /**
+   * The key of the lock region named in a domain's address; throws {@code FI_EINVAL} on what is not
+   * a fiucx address. For tests that play a lock holder; endpoints never need it.
+   */
+  public static long lockKeyOf(byte[] address) {
+    return DomainAddress.decode(address).lockKey();
   }
 
   /** This domain's address, for peers' address vectors ({@code fi_getname}). */

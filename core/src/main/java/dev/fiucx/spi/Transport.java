@@ -24,13 +24,36 @@ public interface Transport extends AutoCloseable {
   /**
    * Names who to tell, with the initiator's {@link #instanceId}, when an initiator that resolved
    * keys here is found dead (its connection failed), so that its remote locks are reclaimed at
-   * once. Called from inside {@link #progress}. A transport that cannot detect dead peers (UCX 1.13
-   * over shared memory) never calls it; leases cover that case.
+   * once. Called from inside {@link #progress} or {@link #checkPeers}. Where a transport can detect
+   * neither (UCX 1.13 over shared memory, the initiator in another host or pid namespace), leases
+   * cover that case.
    */
   void onInitiatorFailure(java.util.function.LongConsumer listener);
 
   /** Connects to the domain whose {@link #address} this is. */
   TransportPeer connect(byte[] peerAddress);
+
+  /**
+   * Connects to the domain whose {@link #address} this is, living in process {@code peerProcess}
+   * (as its fiucx address says): a transport that cannot detect dead peers by itself watches that
+   * process in {@link #checkPeers}.
+   */
+  default TransportPeer connect(byte[] peerAddress, ProcessIdentity peerProcess) {
+    return connect(peerAddress);
+  }
+
+  /**
+   * Ends what peers that died left behind (initiators whose keys this domain serves, and targets
+   * this domain connected to), where the transport found them dead by itself: operations to a dead
+   * target complete with {@code -FI_ECONNRESET} and later posts are refused; what a dead initiator
+   * held here is released and its remote locks are reclaimed ({@link #onInitiatorFailure}). The
+   * engine calls it from its progress every few dozen rounds, never from a post, so it must be
+   * cheap when nobody died: no allocation, no system call (look for deaths on a thread of the
+   * transport's own). Returns the number of peers found dead.
+   */
+  default int checkPeers() {
+    return 0;
+  }
 
   /**
    * Exposes new memory allocated by the transport, zeroed, at least 8-byte aligned and padded to a

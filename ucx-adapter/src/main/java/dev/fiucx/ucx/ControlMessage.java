@@ -1,5 +1,6 @@
 package dev.fiucx.ucx;
 
+import dev.fiucx.spi.ProcessIdentity;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -25,10 +26,16 @@ sealed interface ControlMessage {
 
   /**
    * Initiator to target: what is {@code key}? Carries the initiator's worker address so the target
-   * can open an endpoint back for the reply and, later, for a revoke.
+   * can open an endpoint back for the reply and, later, for a revoke, and the initiator's process,
+   * so the target can tell when it is gone and let go of that endpoint.
    */
   record Resolve(
-      long requestId, long key, long initiatorId, int initiatorPeer, byte[] initiatorAddress)
+      long requestId,
+      long key,
+      long initiatorId,
+      int initiatorPeer,
+      byte[] initiatorAddress,
+      ProcessIdentity initiatorProcess)
       implements ControlMessage {
     @Override
     public int amId() {
@@ -37,12 +44,18 @@ sealed interface ControlMessage {
 
     @Override
     public byte[] encode() {
-      ByteBuffer b = buffer(8 + 8 + 8 + 4 + 4 + initiatorAddress.length);
+      ByteBuffer b = buffer(8 + 8 + 8 + 4 + 4 + initiatorAddress.length + PROCESS_BYTES);
       b.putLong(requestId).putLong(key).putLong(initiatorId).putInt(initiatorPeer);
       b.putInt(initiatorAddress.length).put(initiatorAddress);
+      ProcessIdentity p = initiatorProcess;
+      b.putInt(p.pid()).putLong(p.startTicks()).putLong(p.bootIdHigh()).putLong(p.bootIdLow());
+      b.putLong(p.pidNamespace());
       return b.array();
     }
   }
+
+  /** A {@link ProcessIdentity} on the wire. */
+  int PROCESS_BYTES = 4 + 8 + 8 + 8 + 8;
 
   /** Target to initiator: the region behind the key, or {@code found == false}. */
   record ResolveReply(
@@ -94,7 +107,11 @@ sealed interface ControlMessage {
     }
   }
 
-  /** Initiator to target: this peer is closing; forget it as a user of any key. */
+  /**
+   * Initiator to target: this peer is closing (its address vector entry was removed, or the vector
+   * or domain closed); forget it as a user of any key, and once no peer of that initiator is left,
+   * close the endpoint back to it.
+   */
   record Release(long initiatorId, int initiatorPeer) implements ControlMessage {
     @Override
     public int amId() {
@@ -112,7 +129,13 @@ sealed interface ControlMessage {
     ByteBuffer b = ByteBuffer.wrap(payload).order(ByteOrder.LITTLE_ENDIAN);
     return switch (amId) {
       case AM_RESOLVE ->
-          new Resolve(b.getLong(), b.getLong(), b.getLong(), b.getInt(), bytes(b, b.getInt()));
+          new Resolve(
+              b.getLong(),
+              b.getLong(),
+              b.getLong(),
+              b.getInt(),
+              bytes(b, b.getInt()),
+              new ProcessIdentity(b.getInt(), b.getLong(), b.getLong(), b.getLong(), b.getLong()));
       case AM_RESOLVE_REPLY ->
           new ResolveReply(
               b.getLong(),

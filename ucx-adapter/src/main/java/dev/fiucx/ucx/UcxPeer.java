@@ -3,6 +3,7 @@ package dev.fiucx.ucx;
 import static dev.fiucx.ucx.UcxConstants.*;
 
 import dev.fiucx.FiErrno;
+import dev.fiucx.spi.ProcessIdentity;
 import dev.fiucx.spi.RemoteAtomicOp;
 import dev.fiucx.spi.RemoteRegion;
 import dev.fiucx.spi.TransportPeer;
@@ -21,6 +22,11 @@ import org.openucx.jucx.ucp.UcpRequest;
  * One UCX endpoint to a peer transport: resolves the peer's keys over the control channel, caches
  * them in a long-keyed map that {@link #cached} reads without allocating, and posts atomics through
  * the transport's {@link AtomicPoster}.
+ *
+ * <p>A peer that dies is found by UCX (tcp with peer-failure handling) or, where UCX cannot see it
+ * (shared memory), by the transport's look at the peer's process ({@link #processExited}); either
+ * way posts are refused from then on, before the direct path touches the dead process's memory, and
+ * every operation still pending ends with {@code -FI_ECONNRESET}.
  */
 final class UcxPeer implements TransportPeer {
   // RemoteAtomicOp ordinal -> ucp_atomic_op_t
@@ -52,6 +58,11 @@ final class UcxPeer implements TransportPeer {
   private final AtomicPoster poster;
   private final int id;
   private final byte[] peerAddress;
+  private final ProcessIdentity process;
+
+  /** Where this peer's pending operations are recorded, or null where UCX reports a dead peer. */
+  private final PendingTokens tracked;
+
   private final UcpEndpoint endpoint;
   private final long ep;
 
@@ -70,11 +81,19 @@ final class UcxPeer implements TransportPeer {
   private volatile String failureText;
   private boolean closed;
 
-  UcxPeer(UcxTransport transport, AtomicPoster poster, int id, byte[] peerAddress) {
+  UcxPeer(
+      UcxTransport transport,
+      AtomicPoster poster,
+      int id,
+      byte[] peerAddress,
+      ProcessIdentity process,
+      PendingTokens tracked) {
     this.transport = transport;
     this.poster = poster;
     this.id = id;
     this.peerAddress = peerAddress.clone();
+    this.process = process;
+    this.tracked = tracked;
     this.endpoint = transport.openEndpoint(peerAddress, this::failed);
     this.ep = endpoint.getNativeId();
     this.maps = transport.mapsPeers() && !java.util.Arrays.equals(peerAddress, transport.address());
@@ -122,14 +141,16 @@ final class UcxPeer implements TransportPeer {
       }
       return DONE;
     }
-    return poster.post(
-        ep,
-        r.rkeyHandle(),
-        r.base() + offset,
-        OPCODES[op.ordinal()],
-        size,
-        value,
-        resultAddress,
+    return track(
+        poster.post(
+            ep,
+            r.rkeyHandle(),
+            r.base() + offset,
+            OPCODES[op.ordinal()],
+            size,
+            value,
+            resultAddress,
+            token),
         token);
   }
 
@@ -156,8 +177,10 @@ final class UcxPeer implements TransportPeer {
           resultAddress, size, MappedAtomics.compareSwap(m, offset, size, compare, swap));
       return DONE;
     }
-    return poster.postCompareSwap(
-        ep, r.rkeyHandle(), r.base() + offset, size, compare, swap, resultAddress, token);
+    return track(
+        poster.postCompareSwap(
+            ep, r.rkeyHandle(), r.base() + offset, size, compare, swap, resultAddress, token),
+        token);
   }
 
   @Override
@@ -172,7 +195,8 @@ final class UcxPeer implements TransportPeer {
       MappedAtomics.get(m, offset, length, localAddress);
       return DONE;
     }
-    return poster.postGet(ep, r.rkeyHandle(), r.base() + offset, length, localAddress, token);
+    return track(
+        poster.postGet(ep, r.rkeyHandle(), r.base() + offset, length, localAddress, token), token);
   }
 
   @Override
@@ -187,7 +211,8 @@ final class UcxPeer implements TransportPeer {
       MappedAtomics.put(m, offset, length, localAddress);
       return DONE;
     }
-    return poster.postPut(ep, r.rkeyHandle(), r.base() + offset, length, localAddress, token);
+    return track(
+        poster.postPut(ep, r.rkeyHandle(), r.base() + offset, length, localAddress, token), token);
   }
 
   /**
@@ -196,7 +221,50 @@ final class UcxPeer implements TransportPeer {
    */
   int postFlush(long token) {
     int f = failure;
-    return f != 0 ? f : poster.postFlush(ep, token);
+    return f != 0 ? f : track(poster.postFlush(ep, token), token);
+  }
+
+  /**
+   * Records an operation that went pending where UCX would never end it if this peer died. A death
+   * found between the post and this record ends it here.
+   */
+  private int track(int posted, long token) {
+    if (posted == PENDING && tracked != null) {
+      tracked.posted(token, id);
+      if (failure != 0) {
+        endPending(failure);
+      }
+    }
+    return posted;
+  }
+
+  /** Ends every recorded operation still pending to this peer with {@code status}. */
+  private void endPending(int status) {
+    if (tracked == null) {
+      return;
+    }
+    for (long token : tracked.takePeer(id)) {
+      transport.endOperation(token, status);
+    }
+  }
+
+  /** The process this peer lives in, as its address says. */
+  ProcessIdentity process() {
+    return process;
+  }
+
+  /**
+   * The transport found this peer's process gone: refuse posts from now on (the direct path checks
+   * the same flag, so nothing more is written into the dead process's memory), fail its pending
+   * resolves, and end the operations UCX will never end. Returns whether this peer was live until
+   * now.
+   */
+  boolean processExited() {
+    if (!fail(-FiErrno.ECONNRESET, "the peer's process (" + process + ") exited")) {
+      return false;
+    }
+    endPending(-FiErrno.ECONNRESET);
+    return true;
   }
 
   /** Whether the connection failed or this peer was closed; posts then return an errno. */
@@ -216,20 +284,33 @@ final class UcxPeer implements TransportPeer {
     if (p == null) {
       return failure != 0 ? failure : -FiErrno.EIO;
     }
-    long deadline = System.nanoTime() + transport.controlTimeoutNanos();
+    long start = System.nanoTime();
+    long deadline = start + transport.controlTimeoutNanos();
+    long nextLook = start + LOOK_PERIOD_NANOS;
     while (!p.done) {
       if (failure != 0) {
         finish(p, failure);
         break;
       }
-      if (System.nanoTime() - deadline > 0) {
+      long now = System.nanoTime();
+      if (now - deadline > 0) {
         finish(p, -FiErrno.ETIMEDOUT);
         break;
+      }
+      if (now - nextLook > 0) { // a peer that died does not answer: do not wait out the timeout
+        nextLook = now + LOOK_PERIOD_NANOS;
+        if (!process.alive()) {
+          processExited();
+          continue;
+        }
       }
       transport.progress();
     }
     return p.status;
   }
+
+  /** How often a waiting resolve looks at the peer's process. */
+  private static final long LOOK_PERIOD_NANOS = 200_000_000L;
 
   /**
    * Sends RESOLVE for {@code key} without waiting; the answer arrives during {@link
@@ -247,7 +328,12 @@ final class UcxPeer implements TransportPeer {
     }
     var msg =
         new ControlMessage.Resolve(
-            p.requestId, key, transport.instanceId(), id, transport.address());
+            p.requestId,
+            key,
+            transport.instanceId(),
+            id,
+            transport.address(),
+            ProcessIdentity.self());
     transport.control().send(endpoint, msg, status -> finish(p, status));
     return p;
   }
@@ -341,21 +427,30 @@ final class UcxPeer implements TransportPeer {
     }
   }
 
-  /** Called by UCX (inside progress) when the endpoint fails. */
+  /** Called by UCX (inside progress) when the endpoint fails; UCX ends its own requests. */
   private void failed(int ucsStatus, String text) {
-    if (failure != 0) {
-      return; // closed, or already failed: keep the first reason
-    }
     int errno = UcsStatus.toFiErrno(ucsStatus);
-    failureText = text;
-    failure = errno < 0 ? errno : -FiErrno.EIO;
+    fail(errno < 0 ? errno : -FiErrno.EIO, text);
+  }
+
+  /**
+   * Marks this peer failed (posts return {@code errno} from now on) and fails its pending resolves;
+   * false when it had failed or closed already (the first reason stays).
+   */
+  private boolean fail(int errno, String text) {
     List<PendingResolve> waiting;
     synchronized (this) {
+      if (failure != 0) {
+        return false;
+      }
+      failureText = text;
+      failure = errno;
       waiting = List.copyOf(pending.values());
     }
     for (PendingResolve p : waiting) {
-      finish(p, failure);
+      finish(p, errno);
     }
+    return true;
   }
 
   /**
@@ -381,17 +476,21 @@ final class UcxPeer implements TransportPeer {
     for (UcxRemoteRegion r : cache.values()) {
       r.markRevoked();
     }
+    if (failure == 0 && !process.alive()) {
+      processExited(); // a dead peer answers nothing: no release, no flush, a forced close
+    }
     boolean wasFailed = failure != 0;
     if (!wasFailed) {
       transport
           .control()
           .sendAndWait(endpoint, new ControlMessage.Release(transport.instanceId(), id));
       // from here on posts are refused instead of reaching a destroyed endpoint
-      failure = -FiErrno.EBADF;
-      failureText = "closed";
+      fail(-FiErrno.EBADF, "closed");
     }
-    // the endpoint first: closing it completes (or cancels) what is in flight on these rkeys
+    // the endpoint first: closing it completes (or cancels) what is in flight on these rkeys;
+    // what UCX leaves pending on shared memory ends here
     transport.closeEndpoint(endpoint, wasFailed);
+    endPending(wasFailed ? failure : -FiErrno.ECANCELED);
     UcxRemoteRegion.unmapAll(mappings, transport.errors());
     for (UcpRemoteKey k : toDestroy) {
       k.close();

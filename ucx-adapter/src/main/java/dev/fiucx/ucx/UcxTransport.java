@@ -6,6 +6,7 @@ import dev.fiucx.FiErrno;
 import dev.fiucx.FiException;
 import dev.fiucx.FiFlags;
 import dev.fiucx.spi.ExposedRegion;
+import dev.fiucx.spi.ProcessIdentity;
 import dev.fiucx.spi.Transport;
 import dev.fiucx.spi.TransportCompletions;
 import dev.fiucx.spi.TransportPeer;
@@ -57,6 +58,21 @@ public final class UcxTransport implements Transport {
   private final byte[] address;
   private final long instanceId;
   private final AtomicPoster poster;
+  private final TransportCompletions completions;
+
+  /**
+   * Operations pending per peer, where UCX cannot end them when a peer dies (no peer-failure
+   * handling: shared memory); null where it can.
+   */
+  private final PendingTokens tracked;
+
+  /** Peers and initiators {@link PeerWatch} saw gone, for {@link #checkPeers}. */
+  private final java.util.Queue<UcxPeer> deadPeers =
+      new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+  private final java.util.Queue<Long> deadInitiators =
+      new java.util.concurrent.ConcurrentLinkedQueue<>();
+  private volatile boolean deathsSeen;
 
   /** Why peers' regions are not mapped for CPU atomics, or null when they are where UCX can. */
   private final String directPathOff;
@@ -107,6 +123,8 @@ public final class UcxTransport implements Transport {
     overrides.put("PROTO_ENABLE", "n");
     this.configOverrides = Map.copyOf(overrides);
     this.detectPeerFailure = options.detectPeerFailure(System.getenv("UCX_TLS"));
+    this.completions = completions;
+    this.tracked = detectPeerFailure ? null : new PendingTokens();
 
     UcpParams params =
         new UcpParams()
@@ -127,7 +145,7 @@ public final class UcxTransport implements Transport {
       w = ctx.newWorker(workerParams);
       p =
           new AtomicPoster(
-              completions,
+              tracked == null ? completions : this::trackedCompletion,
               options.threadSafe(),
               UcpNative.contextRequestSize(ctx.getNativeId()),
               detectPeerFailure,
@@ -158,6 +176,7 @@ public final class UcxTransport implements Transport {
     } while (id == 0);
     this.instanceId = id;
     this.directPathOff = directPathOff();
+    PeerWatch.watch(this);
   }
 
   /**
@@ -216,17 +235,99 @@ public final class UcxTransport implements Transport {
 
   @Override
   public TransportPeer connect(byte[] peerAddress) {
+    return connect(peerAddress, ProcessIdentity.UNKNOWN);
+  }
+
+  @Override
+  public TransportPeer connect(byte[] peerAddress, ProcessIdentity peerProcess) {
     synchronized (this) {
       checkOpen();
       UcxPeer peer;
       try {
-        peer = new UcxPeer(this, poster, peers.size(), peerAddress);
+        peer = new UcxPeer(this, poster, peers.size(), peerAddress, peerProcess, tracked);
       } catch (UcxException e) {
         throw new FiException(FiErrno.EHOSTUNREACH, "cannot connect: " + e.getMessage(), e);
       }
       peers.add(peer);
       return peer;
     }
+  }
+
+  /**
+   * Ends what the peers that {@link PeerWatch} saw gone left behind: a dead target's operations end
+   * with {@code -FI_ECONNRESET}; a dead initiator's endpoint back is closed and its locks
+   * reclaimed. A read of one flag when nobody died: no allocation, no system call.
+   */
+  @Override
+  public int checkPeers() {
+    if (!deathsSeen) {
+      return 0;
+    }
+    deathsSeen = false;
+    int dead = 0;
+    UcxPeer p;
+    while ((p = deadPeers.poll()) != null) {
+      if (p.processExited()) {
+        dead++;
+      }
+    }
+    Long initiator;
+    while ((initiator = deadInitiators.poll()) != null) {
+      if (control.dropDeadInitiator(initiator)) {
+        dead++;
+      }
+    }
+    return dead;
+  }
+
+  /**
+   * On {@link PeerWatch}'s thread: looks at the processes of this transport's peers and of the
+   * initiators it serves (where this process can see them: same host, same pid namespace) and
+   * queues those gone for {@link #checkPeers}.
+   */
+  void lookForDeadPeers() {
+    List<UcxPeer> snapshot;
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      snapshot = new ArrayList<>(peers.size());
+      for (UcxPeer p : peers) {
+        if (p != null && !p.failed() && p.process().observable()) {
+          snapshot.add(p);
+        }
+      }
+    }
+    boolean seen = false;
+    for (UcxPeer p : snapshot) {
+      if (!p.process().alive()) {
+        deadPeers.add(p);
+        seen = true;
+      }
+    }
+    for (long id : control.deadInitiators()) {
+      deadInitiators.add(id);
+      seen = true;
+    }
+    if (seen) {
+      deathsSeen = true;
+    }
+  }
+
+  /** UCX completed a pending operation of a transport that records them ({@link #tracked}). */
+  private void trackedCompletion(long token, int status) {
+    tracked.completed(token);
+    completions.completed(token, status);
+  }
+
+  /** Ends an operation UCX will never end (its peer died or closed) with {@code status}. */
+  void endOperation(long token, int status) {
+    completions.completed(token, status);
+  }
+
+  /** Operations recorded as pending to peers, or -1 where UCX ends them itself; for tests. */
+  int trackedPending() {
+    return tracked == null ? -1 : tracked.pending();
   }
 
   /**
@@ -336,6 +437,11 @@ public final class UcxTransport implements Transport {
         "ucx.proto_enable", String.valueOf(UcpNative.configValue("PROTO_ENABLE", configOverrides)));
     d.put("ucx.thread_mode", options.threadSafe() ? "multi" : "single");
     d.put("ucx.peer_failure_detection", detectPeerFailure ? "on" : "off");
+    d.put(
+        "ucx.dead_peers",
+        (detectPeerFailure ? "UCX's peer-failure handling; " : "")
+            + "processes of peers in this host and pid namespace are watched");
+    d.put("ucx.initiators_served", Integer.toString(control.initiatorsServed()));
     d.put("ucx.worker.address_bytes", Integer.toString(address.length));
     d.put("ucx.worker.atomics", workerAtomics());
     d.put(
@@ -389,6 +495,7 @@ public final class UcxTransport implements Transport {
       }
       closed = true;
     }
+    PeerWatch.unwatch(this);
     List<UcxExposedRegion> regions = live.values();
     regions.forEach(UcxExposedRegion::beginRevoke);
     for (UcxExposedRegion r : regions) {
@@ -441,6 +548,11 @@ public final class UcxTransport implements Transport {
     }
   }
 
+  /** Whether UCX reports a dead peer by itself (peer-failure handling on every endpoint). */
+  boolean detectsPeerFailure() {
+    return detectPeerFailure;
+  }
+
   long controlTimeoutNanos() {
     return options.controlTimeout().toNanos();
   }
@@ -469,6 +581,17 @@ public final class UcxTransport implements Transport {
    * used: its callback frees the request too, which races with a timeout in thread-safe mode.
    */
   void closeEndpoint(UcpEndpoint ep, boolean force) {
+    closeEndpoint(ep, force, CLOSE_WAIT_NANOS);
+  }
+
+  /**
+   * {@link #closeEndpoint(UcpEndpoint, boolean)}, waiting at most {@code waitNanos}. Why not always
+   * force: UCX 1.13 does not unmap a shared-memory peer's FIFO when an endpoint to it is
+   * force-closed (measured across processes: the mapping stays until the worker is destroyed),
+   * while a flushing close of an endpoint with nothing in flight unmaps it at once, without the
+   * peer's help (unless a message above the inline size went over it; see ControlChannel).
+   */
+  void closeEndpoint(UcpEndpoint ep, boolean force, long waitNanos) {
     long request;
     try (Arena arena = Arena.ofConfined()) {
       MemorySegment param = arena.allocate(UcxLayout.PARAM_SIZE, 8);
@@ -479,7 +602,7 @@ public final class UcxTransport implements Transport {
     if (request == 0 || UcsStatus.isError(request)) {
       return;
     }
-    long deadline = System.nanoTime() + CLOSE_WAIT_NANOS;
+    long deadline = System.nanoTime() + waitNanos;
     while (UcpNative.requestCheckStatus(request) == UcxConstants.UCS_INPROGRESS
         && System.nanoTime() - deadline < 0) {
       progressWhileClosing();

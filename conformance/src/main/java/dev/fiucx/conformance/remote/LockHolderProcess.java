@@ -9,7 +9,6 @@ import dev.fiucx.engine.EngineDomain;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.Arrays;
 import java.util.HexFormat;
 
 /**
@@ -59,13 +58,8 @@ public final class LockHolderProcess {
     }
   }
 
-  /** The lock region's key: the last 8 bytes of a fiucx address, little-endian. */
+  /** The lock region's key, as a fiucx address carries it. */
   public static long lockKey(byte[] address) {
-    byte[] k = Arrays.copyOfRange(address, address.length - 8, address.length);
-    long key = 0;
-    for (int i = 7; i >= 0; i--) {
-      key = (key << 8) | (k[i] & 0xFF);
-    }
-    return key;
+    return EngineDomain.lockKeyOf(address);
   }
 }

@@ -347,7 +347,8 @@ class CasLoopCallFormsTest {
         0, ep.atomic(operand, 1, null, peer, 0, region.key(), FiDatatype.INT8, FiOp.SUM, "again"));
     assertSame("again", completion());
     assertEquals(
-        0, ep.atomic(longsOf(1), 1, null, peer, 0, region.key(), FiDatatype.INT64, FiOp.SUM, "nat"));
+        0,
+        ep.atomic(longsOf(1), 1, null, peer, 0, region.key(), FiDatatype.INT64, FiOp.SUM, "nat"));
     assertSame("nat", completion());
     assertEquals(3, target.get(JAVA_BYTE, 0));
     assertEquals(1, target.get(JAVA_BYTE, 1));

@@ -1,0 +1,119 @@
+package dev.fiucx.spi;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HexFormat;
+
+/**
+ * Which process a domain lives in, as fiucx's address carries it: the pid, the process's start time
+ * (clock ticks after boot, field 22 of {@code /proc/<pid>/stat}), the boot id and the inode of its
+ * pid namespace. A pid alone is reused; with the start time it names one process, and the boot id
+ * and namespace tell whether this process can look it up in its own {@code /proc} at all.
+ *
+ * <p>Why fiucx needs it: UCX 1.13 never reports a dead peer over shared memory, so a transport that
+ * can see its peer's process checks on it ({@link #alive}) instead.
+ */
+public record ProcessIdentity(
+    int pid, long startTicks, long bootIdHigh, long bootIdLow, long pidNamespace) {
+
+  /** An identity that names no process (not on Linux, or /proc unreadable): never checked. */
+  public static final ProcessIdentity UNKNOWN = new ProcessIdentity(0, 0, 0, 0, 0);
+
+  private static final ProcessIdentity SELF = readSelf();
+
+  /** This process. */
+  public static ProcessIdentity self() {
+    return SELF;
+  }
+
+  /** Whether this names a process at all. */
+  public boolean known() {
+    return pid > 0 && pidNamespace != 0 && (bootIdHigh | bootIdLow) != 0;
+  }
+
+  /**
+   * Whether this process can decide from its own {@code /proc} whether {@code this} is alive: same
+   * boot of the same host, same pid namespace.
+   */
+  public boolean observable() {
+    ProcessIdentity me = SELF;
+    return known()
+        && me.known()
+        && bootIdHigh == me.bootIdHigh
+        && bootIdLow == me.bootIdLow
+        && pidNamespace == me.pidNamespace;
+  }
+
+  /**
+   * Whether the process still runs: its pid exists with the same start time and is not a zombie.
+   * True when it cannot be decided ({@link #observable} false, or /proc unreadable for another
+   * reason than the pid being gone), so a peer is never declared dead by mistake. Reads /proc: for
+   * the progress path's periodic check, not for posting.
+   */
+  public boolean alive() {
+    if (!observable()) {
+      return true;
+    }
+    String stat;
+    try {
+      stat = Files.readString(Path.of("/proc", Integer.toString(pid), "stat"));
+    } catch (java.nio.file.NoSuchFileException gone) {
+      return false;
+    } catch (IOException | RuntimeException e) {
+      return true;
+    }
+    int close = stat.lastIndexOf(')');
+    if (close < 0) {
+      return true;
+    }
+    String[] f = stat.substring(close + 2).split(" ");
+    // f[0] is field 3 (state), so field 22 (starttime) is f[19]
+    if (f.length < 20) {
+      return true;
+    }
+    char state = f[0].isEmpty() ? '?' : f[0].charAt(0);
+    if (state == 'Z' || state == 'X' || state == 'x') {
+      return false; // exited; its parent has not reaped it yet
+    }
+    try {
+      return Long.parseLong(f[19]) == startTicks;
+    } catch (NumberFormatException e) {
+      return true;
+    }
+  }
+
+  @Override
+  public String toString() {
+    return known() ? "pid " + pid + " (start " + startTicks + ")" : "unknown process";
+  }
+
+  private static ProcessIdentity readSelf() {
+    try {
+      int pid = (int) ProcessHandle.current().pid();
+      String stat = Files.readString(Path.of("/proc/self/stat"));
+      String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+      long start = Long.parseLong(f[19]);
+      byte[] boot =
+          HexFormat.of()
+              .parseHex(
+                  Files.readString(
+                          Path.of("/proc/sys/kernel/random/boot_id"), StandardCharsets.US_ASCII)
+                      .trim()
+                      .replace("-", ""));
+      long high = 0;
+      long low = 0;
+      for (int i = 0; i < 8; i++) {
+        high = (high << 8) | (boot[i] & 0xFF);
+        low = (low << 8) | (boot[8 + i] & 0xFF);
+      }
+      // the link reads "pid:[4026531836]"
+      String ns = Files.readSymbolicLink(Path.of("/proc/self/ns/pid")).toString();
+      long inode = Long.parseLong(ns.substring(ns.indexOf('[') + 1, ns.indexOf(']')));
+      return new ProcessIdentity(pid, start, high, low, inode);
+    } catch (IOException | RuntimeException e) {
+      return UNKNOWN; // not Linux, or /proc hidden: peers fall back to the transport's detection
+    }
+  }
+}
