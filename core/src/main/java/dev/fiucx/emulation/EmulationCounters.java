@@ -21,6 +21,8 @@ public final class EmulationCounters {
   private long plainLockElements;
   private long plainLockWaits;
   private long plainLockAcquisitions;
+  private long plainLockTurns;
+  private long plainMaxLockTurns;
 
   /** Counters that any thread may add to. */
   public EmulationCounters() {
@@ -51,6 +53,10 @@ public final class EmulationCounters {
   private final LongAdder lockRestarts = new LongAdder();
   private final LongAdder locksLost = new LongAdder();
   private final LongAdder putsSkipped = new LongAdder();
+  private final LongAdder turnsSkipped = new LongAdder();
+  private final LongAdder lockTurns = new LongAdder();
+  private final java.util.concurrent.atomic.AtomicLong maxLockTurns =
+      new java.util.concurrent.atomic.AtomicLong();
 
   /** Elements carried out by the CAS loop (finished, successfully or not). */
   public long casElements() {
@@ -87,6 +93,27 @@ public final class EmulationCounters {
     return lockWaits.sum() + plainLockWaits;
   }
 
+  /**
+   * Turns waited by lock elements, added up: for each ticket an element took, the tickets ahead of
+   * it then (an element that entered a free stripe at once waited none).
+   */
+  public long lockTurns() {
+    return lockTurns.sum() + plainLockTurns;
+  }
+
+  /** The most turns one lock element waited: what the ticket order bounds. */
+  public long maxLockTurns() {
+    return Math.max(maxLockTurns.get(), plainMaxLockTurns);
+  }
+
+  /**
+   * Turns that nobody entered within an eighth of the lease and that this domain's initiators
+   * skipped: tickets of waiters that died (or stalled that long, which then take a new ticket).
+   */
+  public long turnsSkipped() {
+    return turnsSkipped.sum();
+  }
+
   /** Locks this domain's initiators took over from a holder whose lease ran out. */
   public long locksTakenOver() {
     return locksTakenOver.sum();
@@ -115,26 +142,37 @@ public final class EmulationCounters {
     return putsSkipped.sum();
   }
 
-  void lockAcquired(boolean tookOver) {
+  void lockAcquired() {
     if (concurrent) {
       lockAcquisitions.increment();
     } else {
       plainLockAcquisitions++;
     }
-    if (tookOver) {
-      locksTakenOver.increment();
-    }
   }
 
-  void lockElement(boolean waited) {
+  void lockTakenOver() {
+    locksTakenOver.increment();
+  }
+
+  void turnSkipped() {
+    turnsSkipped.increment();
+  }
+
+  void lockElement(boolean waited, int turns) {
     if (!concurrent) {
       plainLockElements++;
       plainLockWaits += waited ? 1 : 0;
+      plainLockTurns += turns;
+      plainMaxLockTurns = Math.max(plainMaxLockTurns, turns);
       return;
     }
     lockElements.increment();
     if (waited) {
       lockWaits.increment();
+    }
+    if (turns != 0) {
+      lockTurns.add(turns);
+      maxLockTurns.accumulateAndGet(turns, Math::max);
     }
   }
 
@@ -192,6 +230,12 @@ public final class EmulationCounters {
         + lockAcquisitions()
         + ", lockWaits="
         + lockWaits()
+        + ", lockTurns="
+        + lockTurns()
+        + ", maxLockTurns="
+        + maxLockTurns()
+        + ", turnsSkipped="
+        + turnsSkipped()
         + ", locksTakenOver="
         + locksTakenOver()
         + ", locksReclaimed="

@@ -10,7 +10,6 @@ import dev.fiucx.Endpoint;
 import dev.fiucx.FiDatatype;
 import dev.fiucx.FiErrno;
 import dev.fiucx.FiException;
-import dev.fiucx.FiFlags;
 import dev.fiucx.FiOp;
 import dev.fiucx.Mechanism;
 import dev.fiucx.completion.CompletionCounter;
@@ -110,8 +109,7 @@ public final class EngineDomain implements Domain, TransportCompletions {
       throw e;
     }
     this.table = ProviderTable.build(demotions, BUILT);
-    this.lockRegion =
-        transport.allocate(LockWords.REGION_BYTES, FiFlags.REMOTE_READ | FiFlags.REMOTE_WRITE);
+    this.lockRegion = transport.allocate(LockWords.REGION_BYTES, LockWords.REGION_ACCESS);
     this.lockOwner = LockWords.ownerOf(transport.instanceId());
     this.address = withLockKey(transport.address(), lockRegion.key());
     transport.onInitiatorFailure(this::reclaimLocksOf);
