@@ -23,6 +23,8 @@ public final class EmulationCounters {
   private long plainLockAcquisitions;
   private long plainLockTurns;
   private long plainMaxLockTurns;
+  private long plainTickets;
+  private long plainMaxTicketTurns;
 
   /** Counters that any thread may add to. */
   public EmulationCounters() {
@@ -56,6 +58,9 @@ public final class EmulationCounters {
   private final LongAdder turnsSkipped = new LongAdder();
   private final LongAdder lockTurns = new LongAdder();
   private final java.util.concurrent.atomic.AtomicLong maxLockTurns =
+      new java.util.concurrent.atomic.AtomicLong();
+  private final LongAdder tickets = new LongAdder();
+  private final java.util.concurrent.atomic.AtomicLong maxTicketTurns =
       new java.util.concurrent.atomic.AtomicLong();
 
   /** Elements carried out by the CAS loop (finished, successfully or not). */
@@ -101,14 +106,30 @@ public final class EmulationCounters {
     return lockTurns.sum() + plainLockTurns;
   }
 
-  /** The most turns one lock element waited: what the ticket order bounds. */
+  /**
+   * The most turns one lock element waited, over all the tickets it took (an element that lost its
+   * turn while it was not looking takes another).
+   */
   public long maxLockTurns() {
     return Math.max(maxLockTurns.get(), plainMaxLockTurns);
   }
 
+  /** Tickets taken: lock elements that found their stripe held or queued, and took a place. */
+  public long tickets() {
+    return tickets.sum() + plainTickets;
+  }
+
   /**
-   * Turns that nobody entered within an eighth of the lease and that this domain's initiators
-   * skipped: tickets of waiters that died (or stalled that long, which then take a new ticket).
+   * The most tickets ahead of one ticket when it was taken: the turns its element waits when it
+   * looks in time, which the ticket order bounds by the elements then in flight on the stripe.
+   */
+  public long maxTicketTurns() {
+    return Math.max(maxTicketTurns.get(), plainMaxTicketTurns);
+  }
+
+  /**
+   * Turns that nobody claimed in time and that this domain's initiators skipped: tickets of waiters
+   * that died, or that were not looking (their thread set aside), which then take a new ticket.
    */
   public long turnsSkipped() {
     return turnsSkipped.sum();
@@ -152,6 +173,18 @@ public final class EmulationCounters {
 
   void lockTakenOver() {
     locksTakenOver.increment();
+  }
+
+  void ticketTaken(int ahead) {
+    if (!concurrent) {
+      plainTickets++;
+      plainMaxTicketTurns = Math.max(plainMaxTicketTurns, ahead);
+      return;
+    }
+    tickets.increment();
+    if (ahead > maxTicketTurns.get()) {
+      maxTicketTurns.accumulateAndGet(ahead, Math::max);
+    }
   }
 
   void turnSkipped() {
@@ -234,6 +267,10 @@ public final class EmulationCounters {
         + lockTurns()
         + ", maxLockTurns="
         + maxLockTurns()
+        + ", tickets="
+        + tickets()
+        + ", maxTicketTurns="
+        + maxTicketTurns()
         + ", turnsSkipped="
         + turnsSkipped()
         + ", locksTakenOver="

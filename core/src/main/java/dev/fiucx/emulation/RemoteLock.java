@@ -87,6 +87,12 @@ public final class RemoteLock {
   /** The longest pause between two looks at the word while waiting for a turn. */
   private static final long MAX_PAUSE_NANOS = 1_000_000;
 
+  /**
+   * The shortest time a served ticket is left unclaimed before a waiter skips it: a few round trips
+   * of a look and an entry even on loopback TCP. Past it the limit is eight turns' time.
+   */
+  private static final long MIN_CLAIM_NANOS = 20_000;
+
   /** No ticket, and no (served, owner) pair watched: neither is ever -1. */
   private static final int NO_TICKET = -1;
 
@@ -110,7 +116,7 @@ public final class RemoteLock {
   private final int owner;
   private final long leaseNanos;
 
-  /** How long a served ticket may stay unclaimed (nobody inside) before waiters skip it. */
+  /** The longest a served ticket may stay unclaimed (nobody inside) before waiters skip it. */
   private final long turnTimeoutNanos;
 
   private final long maxPauseNanos;
@@ -437,7 +443,9 @@ public final class RemoteLock {
     long before = word(e);
     int ticket = LockWords.next(before);
     tickets[e] = ticket;
-    turns[e] += Math.max(0, LockWords.ahead(ticket, before));
+    int ahead = Math.max(0, LockWords.ahead(ticket, before));
+    turns[e] += ahead;
+    counters.ticketTaken(ahead);
     return observe(e, before + LockWords.TICKET, reported);
   }
 
@@ -491,7 +499,7 @@ public final class RemoteLock {
       watched[e] = head; // a new turn: its lease starts now, as far as this element knows
       watchedSince[e] = now;
     } else if (inside == 0
-        ? now - watchedSince[e] >= turnTimeoutNanos
+        ? now - watchedSince[e] >= claimNanos()
         : inside != owner && now - watchedSince[e] >= leaseNanos) {
       // the turn is stuck: end it, and enter at once when this element's ticket is next
       long next = LockWords.released(w);
@@ -502,6 +510,17 @@ public final class RemoteLock {
     phases.setRelease(e, WAITING);
     ready.push(e);
     return TransportPeer.PENDING;
+  }
+
+  /**
+   * How long a turn may stay unclaimed: eight turns' time (a waiter that is looking claims its turn
+   * within about half a turn), at least {@link #MIN_CLAIM_NANOS}, at most an eighth of the lease. A
+   * waiter whose thread the scheduler set aside for longer loses its turn and takes a new ticket;
+   * without this, on a machine with more spinning threads than cores, every turn would wait for its
+   * waiter's next time slice.
+   */
+  private long claimNanos() {
+    return Math.min(turnTimeoutNanos, Math.max(MIN_CLAIM_NANOS, 8 * turnNanos));
   }
 
   private int entered(int e, boolean reported) {
