@@ -88,10 +88,10 @@ public final class RemoteLock {
   private static final long MAX_PAUSE_NANOS = 1_000_000;
 
   /**
-   * The shortest time a served ticket is left unclaimed before a waiter skips it: a few round trips
-   * of a look and an entry even on loopback TCP. Past it the limit is eight turns' time.
+   * How long a served ticket is left unclaimed before a waiter skips it, besides four looks' round
+   * trips: a waiter whose thread runs looks at every progress when it is next in line.
    */
-  private static final long MIN_CLAIM_NANOS = 20_000;
+  private static final long MIN_CLAIM_NANOS = 5_000;
 
   /** No ticket, and no (served, owner) pair watched: neither is ever -1. */
   private static final int NO_TICKET = -1;
@@ -142,10 +142,16 @@ public final class RemoteLock {
 
   /**
    * How long one turn of a contended stripe took, as waiters saw the served ticket move: the pause
-   * before the next look is half the turns ahead times this. Racy on purpose, like {@link
-   * #lastSeen}.
+   * before the next look is the turns ahead of the next in line times this. Racy on purpose, like
+   * {@link #lastSeen}.
    */
   private long turnNanos = 1_000;
+
+  /**
+   * The longest recent round trip of a look that went pending (0 while every look completed in the
+   * call), decaying by a sixteenth a look.
+   */
+  private long lookNanos;
 
   // one element each
   private final AtomicCell[] cells;
@@ -376,7 +382,13 @@ public final class RemoteLock {
           look(e, true);
         }
       }
-      case LOOKING -> observe(e, word(e), true);
+      case LOOKING -> {
+        // a decaying maximum: round trips under load vary, and a turn skipped too early costs
+        // its waiter a place at the back
+        long sample = Math.min(MAX_PAUSE_NANOS, System.nanoTime() - notBefore[e]);
+        lookNanos = Math.max(sample, lookNanos - (lookNanos >> 4));
+        observe(e, word(e), true);
+      }
       case ENTERING -> entered(e, true);
       case SKIPPING -> skipped(e, true);
       case GETTING -> compute(e, true);
@@ -462,6 +474,7 @@ public final class RemoteLock {
             scratchBase + (long) e * STRIDE + WORD,
             tokenBase | e);
     if (rc == TransportPeer.PENDING) {
+      notBefore[e] = System.nanoTime(); // when the look left, for its round trip
       return rc;
     }
     if (rc < 0) {
@@ -473,7 +486,7 @@ public final class RemoteLock {
   /**
    * A waiting element learned the stripe's word {@code w}: enter when its ticket is served and
    * nobody is inside, take a new ticket when its turn has passed, skip a turn stuck for its lease,
-   * else pause for about half the time the turns ahead should take.
+   * else pause for about the time the turns ahead should take (the next in line does not pause).
    */
   private int observe(int e, long w, boolean reported) {
     lastSeen[stripes[e]] = w;
@@ -506,21 +519,25 @@ public final class RemoteLock {
       return compareSwap(
           e, SKIPPING, w, ahead == 1 ? LockWords.entered(next, owner) : next, reported);
     }
-    notBefore[e] = now + Math.min(maxPauseNanos, ahead * Math.max(100, turnNanos) / 2);
+    // the next in line looks at every progress; the others about when the turns ahead of the next
+    // in line should have passed, so that looks do not load the target
+    long pause = Math.min((ahead - 1) * Math.max(100, turnNanos), ahead * claimNanos() / 2);
+    notBefore[e] = now + Math.min(maxPauseNanos, pause);
     phases.setRelease(e, WAITING);
     ready.push(e);
     return TransportPeer.PENDING;
   }
 
   /**
-   * How long a turn may stay unclaimed: eight turns' time (a waiter that is looking claims its turn
-   * within about half a turn), at least {@link #MIN_CLAIM_NANOS}, at most an eighth of the lease. A
-   * waiter whose thread the scheduler set aside for longer loses its turn and takes a new ticket;
-   * without this, on a machine with more spinning threads than cores, every turn would wait for its
+   * How long a turn may stay unclaimed: {@link #MIN_CLAIM_NANOS} and four looks' round trips (the
+   * next in line looks at every progress and enters with one more round trip), at most an eighth of
+   * the lease. It does not follow how long turns take, which unclaimed turns would lengthen in
+   * turn. A waiter whose thread the scheduler set aside for longer loses its turn and takes a new
+   * ticket; without this, with more spinning threads than cores, every turn would wait for its
    * waiter's next time slice.
    */
   private long claimNanos() {
-    return Math.min(turnTimeoutNanos, Math.max(MIN_CLAIM_NANOS, 8 * turnNanos));
+    return Math.min(turnTimeoutNanos, MIN_CLAIM_NANOS + 4 * lookNanos);
   }
 
   private int entered(int e, boolean reported) {

@@ -181,10 +181,16 @@ class RemoteLockOverUcxTest {
       int stripe = LockWords.stripe(region.segment().address());
       MemorySegment locks = lockWords(target);
 
-      String[] said = killAfterItSays("hold", transport, address, stripe);
-      assertEquals("HELD", said[0]);
-      int owner = Integer.parseUnsignedInt(said[1]);
-      assertEquals(LockWords.taken(0, owner), locks.get(JAVA_LONG, LockWords.offset(stripe)));
+      killAfterItSays(
+          "hold",
+          transport,
+          address,
+          stripe,
+          said -> {
+            assertEquals("HELD", said[0]);
+            int owner = Integer.parseUnsignedInt(said[1]);
+            assertEquals(LockWords.taken(0, owner), locks.get(JAVA_LONG, LockWords.offset(stripe)));
+          });
 
       EmulationCounters targetCounters = counters(target);
       if (transport.equals("tcp")) {
@@ -287,10 +293,16 @@ class RemoteLockOverUcxTest {
       int mine = ((EngineDomain) me.domain).lockOwner();
       locks.set(JAVA_LONG, at, LockWords.taken(0, mine)); // held by this domain: alive
 
-      String[] said = killAfterItSays("ticket", transport, address, stripe);
-      assertEquals("TICKET", said[0]);
-      assertEquals(1, Integer.parseInt(said[1]), "the ticket after the holder's");
-      assertEquals(LockWords.word(2, 0, mine), locks.get(JAVA_LONG, at));
+      killAfterItSays(
+          "ticket",
+          transport,
+          address,
+          stripe,
+          said -> {
+            assertEquals("TICKET", said[0]);
+            assertEquals(1, Integer.parseInt(said[1]), "the ticket after the holder's");
+          });
+      assertEquals(LockWords.word(2, 0, mine), locks.get(JAVA_LONG, at), "its ticket stays");
 
       long peer = me.av.insert(address);
       MemorySegment operand = arena.allocate(16, 16);
@@ -337,7 +349,7 @@ class RemoteLockOverUcxTest {
    * counted and printed, with the wait per op.)
    */
   @ParameterizedTest(name = "{0}: 8 threads x 8 in flight x {1} SUMs on one DOUBLE_COMPLEX")
-  @CsvSource({"shm, 20000", "tcp, 300"})
+  @CsvSource({"shm, 2000", "tcp, 25"})
   void contendedSumsAreExactAndWaitNoMoreTurnsThanContenders(String transport, int perThread)
       throws Exception {
     int threads = 8;
@@ -730,9 +742,14 @@ class RemoteLockOverUcxTest {
 
   /**
    * Runs {@link LockHolderProcess} in {@code mode} on {@code stripe}, reads the line it prints,
-   * kills it, removes the shared-memory files it left behind, and returns the line's words.
+   * checks its words while it lives, kills it, and removes the shared-memory files it left behind.
    */
-  private static String[] killAfterItSays(String mode, String transport, byte[] address, int stripe)
+  private static void killAfterItSays(
+      String mode,
+      String transport,
+      byte[] address,
+      int stripe,
+      java.util.function.Consumer<String[]> whileAlive)
       throws Exception {
     Process child =
         JavaCommand.inheritingIo(
@@ -755,7 +772,7 @@ class RemoteLockOverUcxTest {
       }
       assertTrue(line != null, "the " + mode + " process said nothing");
       itsFiles = shmFilesMappedBy(child.pid());
-      return line.split(" ");
+      whileAlive.accept(line.split(" "));
     } finally {
       child.destroyForcibly();
       assertTrue(child.waitFor(30, TimeUnit.SECONDS));
