@@ -88,8 +88,8 @@ public final class RemoteLock {
   private static final long MAX_PAUSE_NANOS = 1_000_000;
 
   /**
-   * How long a served ticket is left unclaimed before a waiter skips it, besides four looks' round
-   * trips: a waiter whose thread runs looks at every progress when it is next in line.
+   * How long a served ticket is left unclaimed before a waiter skips it, besides sixteen looks'
+   * round trips: a waiter whose thread runs looks at every progress when it is next in line.
    */
   private static final long MIN_CLAIM_NANOS = 5_000;
 
@@ -529,15 +529,15 @@ public final class RemoteLock {
   }
 
   /**
-   * How long a turn may stay unclaimed: {@link #MIN_CLAIM_NANOS} and four looks' round trips (the
-   * next in line looks at every progress and enters with one more round trip), at most an eighth of
-   * the lease. It does not follow how long turns take, which unclaimed turns would lengthen in
-   * turn. A waiter whose thread the scheduler set aside for longer loses its turn and takes a new
-   * ticket; without this, with more spinning threads than cores, every turn would wait for its
-   * waiter's next time slice.
+   * How long a turn may stay unclaimed: {@link #MIN_CLAIM_NANOS} and sixteen looks' round trips
+   * (the next in line looks at every progress and enters with one more round trip), at most an
+   * eighth of the lease. It does not follow how long turns take, which unclaimed turns would
+   * lengthen in turn. A waiter whose thread the scheduler set aside for longer loses its turn and
+   * takes a new ticket; without this, with more spinning threads than cores, every turn would wait
+   * for its waiter's next time slice.
    */
   private long claimNanos() {
-    return Math.min(turnTimeoutNanos, MIN_CLAIM_NANOS + 4 * lookNanos);
+    return Math.min(turnTimeoutNanos, MIN_CLAIM_NANOS + 16 * lookNanos);
   }
 
   private int entered(int e, boolean reported) {
