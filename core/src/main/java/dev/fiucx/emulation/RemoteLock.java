@@ -34,13 +34,15 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  *
  * <p><b>Dead holders and dead waiters.</b> A waiter that sees the same served ticket and owner for
  * a whole lease takes that turn away from its holder: the holder is dead (or hung, which is the
- * same to its peers). A turn whose ticket nobody enters (its waiter died, or gave up on an error)
- * is skipped after an eighth of the lease: nobody's data depends on it. So a holder that dies
- * stalls the stripe for one lease (at once over TCP, where the target frees a dead initiator's
- * turns), and each ticket a dead process left behind for an eighth of one. This domain's own
- * holdings are never taken away (they are alive). A holder that has held its stripe for half a
- * lease by the time it would put gives the stripe back and starts over instead: its put lands at
- * least half a lease before anyone may take its turn.
+ * same to its peers). A turn whose ticket nobody claims (its waiter died, gave up on an error, or
+ * was not looking: its thread set aside by the scheduler) is skipped after the claim time, 5 us
+ * plus sixteen round trips of a look, at most an eighth of the lease: nobody is inside, so nobody's
+ * data depends on it, and a live waiter that missed its turn takes a new ticket. So a holder that
+ * dies stalls the stripe for one lease (at once over TCP, where the target frees a dead initiator's
+ * turns), and each ticket a dead process left behind for a claim time. This domain's own holdings
+ * are never taken away (they are alive). A holder that has held its stripe for half a lease by the
+ * time it would put gives the stripe back and starts over instead: its put lands at least half a
+ * lease before anyone may take its turn.
  *
  * <p><b>Why two holders are never inside at once.</b> (1) An element is inside from its own
  * successful compare-and-swap that set the owner half from 0 to its owner while the word served its
