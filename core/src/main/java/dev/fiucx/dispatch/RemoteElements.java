@@ -2,6 +2,7 @@ package dev.fiucx.dispatch;
 
 import dev.fiucx.FiErrno;
 import dev.fiucx.RmaIoc;
+import dev.fiucx.emulation.LockWords;
 import dev.fiucx.semantics.AtomicCell;
 import dev.fiucx.spi.RemoteRegion;
 import dev.fiucx.spi.TransportPeer;
@@ -101,6 +102,10 @@ public final class RemoteElements {
         lastError = rc < 0 ? rc : -FiErrno.EKEYREJECTED;
         return null;
       }
+    }
+    if ((r.access() & LockWords.REGION_MARK) != 0) {
+      lastError = -FiErrno.EKEYREJECTED; // the engine's lock words: no user call reaches them
+      return null;
     }
     // a region stays the peer's answer for its key until revoked, and a revoked one is refused by
     // the range check; a peer that left the address vector is never looked up again

@@ -21,6 +21,10 @@ public final class EmulationCounters {
   private long plainLockElements;
   private long plainLockWaits;
   private long plainLockAcquisitions;
+  private long plainLockTurns;
+  private long plainMaxLockTurns;
+  private long plainTickets;
+  private long plainMaxTicketTurns;
 
   /** Counters that any thread may add to. */
   public EmulationCounters() {
@@ -51,6 +55,13 @@ public final class EmulationCounters {
   private final LongAdder lockRestarts = new LongAdder();
   private final LongAdder locksLost = new LongAdder();
   private final LongAdder putsSkipped = new LongAdder();
+  private final LongAdder turnsSkipped = new LongAdder();
+  private final LongAdder lockTurns = new LongAdder();
+  private final java.util.concurrent.atomic.AtomicLong maxLockTurns =
+      new java.util.concurrent.atomic.AtomicLong();
+  private final LongAdder tickets = new LongAdder();
+  private final java.util.concurrent.atomic.AtomicLong maxTicketTurns =
+      new java.util.concurrent.atomic.AtomicLong();
 
   /** Elements carried out by the CAS loop (finished, successfully or not). */
   public long casElements() {
@@ -87,6 +98,43 @@ public final class EmulationCounters {
     return lockWaits.sum() + plainLockWaits;
   }
 
+  /**
+   * Turns waited by lock elements, added up: for each ticket an element took, the tickets ahead of
+   * it then (an element that entered a free stripe at once waited none).
+   */
+  public long lockTurns() {
+    return lockTurns.sum() + plainLockTurns;
+  }
+
+  /**
+   * The most turns one lock element waited, over all the tickets it took (an element that lost its
+   * turn while it was not looking takes another).
+   */
+  public long maxLockTurns() {
+    return Math.max(maxLockTurns.get(), plainMaxLockTurns);
+  }
+
+  /** Tickets taken: lock elements that found their stripe held or queued, and took a place. */
+  public long tickets() {
+    return tickets.sum() + plainTickets;
+  }
+
+  /**
+   * The most tickets ahead of one ticket when it was taken: the turns its element waits when it
+   * looks in time, which the ticket order bounds by the elements then in flight on the stripe.
+   */
+  public long maxTicketTurns() {
+    return Math.max(maxTicketTurns.get(), plainMaxTicketTurns);
+  }
+
+  /**
+   * Turns that nobody claimed in time and that this domain's initiators skipped: tickets of waiters
+   * that died, or that were not looking (their thread set aside), which then take a new ticket.
+   */
+  public long turnsSkipped() {
+    return turnsSkipped.sum();
+  }
+
   /** Locks this domain's initiators took over from a holder whose lease ran out. */
   public long locksTakenOver() {
     return locksTakenOver.sum();
@@ -115,26 +163,49 @@ public final class EmulationCounters {
     return putsSkipped.sum();
   }
 
-  void lockAcquired(boolean tookOver) {
+  void lockAcquired() {
     if (concurrent) {
       lockAcquisitions.increment();
     } else {
       plainLockAcquisitions++;
     }
-    if (tookOver) {
-      locksTakenOver.increment();
+  }
+
+  void lockTakenOver() {
+    locksTakenOver.increment();
+  }
+
+  void ticketTaken(int ahead) {
+    if (!concurrent) {
+      plainTickets++;
+      plainMaxTicketTurns = Math.max(plainMaxTicketTurns, ahead);
+      return;
+    }
+    tickets.increment();
+    if (ahead > maxTicketTurns.get()) {
+      maxTicketTurns.accumulateAndGet(ahead, Math::max);
     }
   }
 
-  void lockElement(boolean waited) {
+  void turnSkipped() {
+    turnsSkipped.increment();
+  }
+
+  void lockElement(boolean waited, int turns) {
     if (!concurrent) {
       plainLockElements++;
       plainLockWaits += waited ? 1 : 0;
+      plainLockTurns += turns;
+      plainMaxLockTurns = Math.max(plainMaxLockTurns, turns);
       return;
     }
     lockElements.increment();
     if (waited) {
       lockWaits.increment();
+    }
+    if (turns != 0) {
+      lockTurns.add(turns);
+      maxLockTurns.accumulateAndGet(turns, Math::max);
     }
   }
 
@@ -192,6 +263,16 @@ public final class EmulationCounters {
         + lockAcquisitions()
         + ", lockWaits="
         + lockWaits()
+        + ", lockTurns="
+        + lockTurns()
+        + ", maxLockTurns="
+        + maxLockTurns()
+        + ", tickets="
+        + tickets()
+        + ", maxTicketTurns="
+        + maxTicketTurns()
+        + ", turnsSkipped="
+        + turnsSkipped()
         + ", locksTakenOver="
         + locksTakenOver()
         + ", locksReclaimed="

@@ -7,6 +7,7 @@ import dev.fiucx.FiOp;
 import dev.fiucx.semantics.AtomicCell;
 import dev.fiucx.semantics.ElementScratch;
 import dev.fiucx.semantics.ElementSemantics;
+import dev.fiucx.spi.RemoteAtomicOp;
 import dev.fiucx.spi.RemoteRegion;
 import dev.fiucx.spi.TransportPeer;
 import java.lang.foreign.Arena;
@@ -16,39 +17,90 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 
 /**
  * The remote-lock engine of one endpoint: carries out an element wider than any remote atomic
- * (DOUBLE_COMPLEX, LONG_DOUBLE, LONG_DOUBLE_COMPLEX) under a lock word in the target's lock region
- * ({@link LockWords}). Per element: take the element's stripe with a compare-and-swap, get the
- * element, compute it with the reference semantics, put it back (a put completes once the bytes are
- * in place at the target), release the stripe with a compare-and-swap. An op that changes nothing
- * puts nothing.
+ * (DOUBLE_COMPLEX, LONG_DOUBLE, LONG_DOUBLE_COMPLEX) under a ticket lock word in the target's lock
+ * region ({@link LockWords}). Per element: enter the element's stripe, get the element, compute it
+ * with the reference semantics, put it back (a put completes once the bytes are in place at the
+ * target), release the stripe. An op that changes nothing puts nothing.
  *
- * <p>A held stripe that does not change for a whole lease is taken over: its holder is dead (or
- * hung, which is the same to its peers). So that a live holder is never overtaken, a holder that
- * has held its stripe for half a lease by the time it would put gives the stripe back and starts
- * over instead: its put lands at least half a lease before anyone may take over.
+ * <p><b>Entering.</b> When the stripe was free the last time this engine looked, one
+ * compare-and-swap from that free word takes the next ticket and enters at once (the uncontended
+ * case: one compare-and-swap to enter, one to release, as many as a plain spin lock). Otherwise the
+ * element takes a ticket with a fetch-add and waits for its turn, looking at the word with a
+ * fetch-add of 0 after a pause in proportion to the turns ahead of it; when its ticket is served
+ * and nobody is inside, it enters with a compare-and-swap that writes its owner. Tickets are served
+ * in order, so an element waits at most for the tickets ahead of it when it took its own: the
+ * elements then in flight on that stripe, from every initiator, plus tickets whose holders died
+ * (below).
+ *
+ * <p><b>Dead holders and dead waiters.</b> A waiter that sees the same served ticket and owner for
+ * a whole lease takes that turn away from its holder: the holder is dead (or hung, which is the
+ * same to its peers). A turn whose ticket nobody claims (its waiter died, gave up on an error, or
+ * was not looking: its thread set aside by the scheduler) is skipped after the claim time, 5 us
+ * plus sixteen round trips of a look, at most an eighth of the lease: nobody is inside, so nobody's
+ * data depends on it, and a live waiter that missed its turn takes a new ticket. So a holder that
+ * dies stalls the stripe for one lease (at once over TCP, where the target frees a dead initiator's
+ * turns), and each ticket a dead process left behind for a claim time. This domain's own holdings
+ * are never taken away (they are alive). A holder that has held its stripe for half a lease by the
+ * time it would put gives the stripe back and starts over instead: its put lands at least half a
+ * lease before anyone may take its turn.
+ *
+ * <p><b>Why two holders are never inside at once.</b> (1) An element is inside from its own
+ * successful compare-and-swap that set the owner half from 0 to its owner while the word served its
+ * ticket, until the word's (served ticket, owner) pair changes. (2) Every change of that pair is a
+ * compare-and-swap of the whole word from a value the changer read: entering needs owner 0 and the
+ * entrant's ticket served; releasing, skipping and the target's reclaim each need the exact pair
+ * they saw, and each moves to the next ticket with owner 0. The fetch-add that hands out tickets
+ * only touches the next-ticket half. (3) So from one pair exactly one change succeeds: a holder's
+ * release and a waiter's skip of that holding cannot both advance the served ticket (which would
+ * let the ticket after next in beside the next one), and an entry and a skip of the same unclaimed
+ * turn cannot both succeed (a waiter whose turn was skipped finds the served ticket past its own
+ * and takes a new one; it never enters late). A failed compare-and-swap returns the word, and the
+ * changer retries only while the pair is still the one it saw (only the next ticket moved). (4)
+ * What remains is taking a turn from a holder that is alive: the target reclaims only after the
+ * transport saw the holder's connection fail; a waiter skips a held turn only after the pair stayed
+ * the same for a whole lease as the waiter saw it, which began after the holder entered; and the
+ * holder does not put after half a lease. That is the lease contract: only a holder stalled for
+ * more than half a lease between its check and its put can be overtaken, and its release then finds
+ * the pair changed and counts the lock lost. Tickets count modulo 2^16; turns ahead compare within
+ * plus or minus 32,767.
  *
  * <p>Each element is a small state machine over preallocated arrays and native scratch, driven by
  * transport completions exactly as in {@link CasLoop}: steps carry tokens {@code tokenBase |
  * element} (bit 30 of the low word), a completion only pushes the element on a ready stack, and
  * {@link #drain} (the domain's progress, after the transport's) takes the next step. A waiting
- * element is pushed again until its backoff has passed. All elements of a call are started before
- * any is waited for. Nothing allocates, nothing locks in the JVM.
+ * element is pushed again until its pause has passed. All elements of a call are started before any
+ * is waited for. Nothing allocates, nothing locks in the JVM.
  */
 public final class RemoteLock {
   /** The low-word token bit that marks a remote-lock step (the CAS loop's is bit 31). */
   public static final long TOKEN_BIT = 0x4000_0000L;
 
   private static final int FREE = 0;
-  private static final int ACQUIRING = 1;
-  private static final int WAITING = 2;
-  private static final int GETTING = 3;
-  private static final int PUTTING = 4;
-  private static final int RELEASING = 5;
+  private static final int TAKING = 1;
+  private static final int TICKETING = 2;
+  private static final int WAITING = 3;
+  private static final int LOOKING = 4;
+  private static final int ENTERING = 5;
+  private static final int SKIPPING = 6;
+  private static final int GETTING = 7;
+  private static final int PUTTING = 8;
+  private static final int RELEASING = 9;
 
-  /** The longest pause between two tries of a held stripe. */
-  private static final long MAX_BACKOFF_NANOS = 50_000;
+  /** The longest pause between two looks at the word while waiting for a turn. */
+  private static final long MAX_PAUSE_NANOS = 1_000_000;
 
-  /** Per element: the lock word a CAS returns, then old, new, operand and compare (32 each). */
+  /**
+   * How long a served ticket is left unclaimed before a waiter skips it, besides sixteen looks'
+   * round trips: a waiter whose thread runs looks at every progress when it is next in line.
+   */
+  private static final long MIN_CLAIM_NANOS = 5_000;
+
+  /** No ticket, and no (served, owner) pair watched: neither is ever -1. */
+  private static final int NO_TICKET = -1;
+
+  private static final long NOTHING_WATCHED = -1;
+
+  /** Per element: the lock word an atomic returns, then old, new, operand and compare (32 each). */
   private static final long WORD = 0;
 
   private static final long OLD = 16;
@@ -65,6 +117,11 @@ public final class RemoteLock {
   private final long tokenBase;
   private final int owner;
   private final long leaseNanos;
+
+  /** The longest a served ticket may stay unclaimed (nobody inside) before waiters skip it. */
+  private final long turnTimeoutNanos;
+
+  private final long maxPauseNanos;
   private final EmulationCounters counters;
   private final CasLoop.ElementCompletions completions;
   private final MemorySegment scratch;
@@ -79,11 +136,24 @@ public final class RemoteLock {
   private int cursor;
 
   /**
-   * The last free word seen per stripe, the first guess of the next acquire (a wrong guess costs
-   * one more compare-and-swap). Written by the posting and the draining thread without ordering, on
-   * purpose: any value is a valid guess.
+   * The last word seen per stripe: when it was free, the next element starts with a
+   * compare-and-swap from it (a wrong guess costs one more); else with a ticket. Written by the
+   * posting and the draining thread without ordering, on purpose: any value is a valid guess.
    */
-  private final long[] freeGuess = new long[LockWords.STRIPES];
+  private final long[] lastSeen = new long[LockWords.STRIPES];
+
+  /**
+   * How long one turn of a contended stripe took, as waiters saw the served ticket move: the pause
+   * before the next look is the turns ahead of the next in line times this. Racy on purpose, like
+   * {@link #lastSeen}.
+   */
+  private long turnNanos = 1_000;
+
+  /**
+   * The longest recent round trip of a look that went pending (0 while every look completed in the
+   * call), decaying by a sixteenth a look.
+   */
+  private long lookNanos;
 
   // one element each
   private final AtomicCell[] cells;
@@ -96,23 +166,33 @@ public final class RemoteLock {
   private final int[] slots;
   private final int[] statuses;
   private final int[] errors;
+
+  /** The word a posted compare-and-swap expects, and the one it writes. */
   private final long[] expected;
+
+  private final long[] swap;
+
+  /** The word as this element last knew it while inside: what its release expects. */
   private final long[] held;
+
+  private final int[] tickets;
+
+  /** Turns waited: the tickets ahead of each ticket this element took, added up. */
+  private final int[] turns;
+
   private final long[] watched;
   private final long[] watchedSince;
 
   /**
-   * When an element's hold started to count against the lease: when a step after the acquire went
-   * pending, else {@link #NOT_TIMED} (acquire, get and compute ran in one call, some hundred
+   * When an element's hold started to count against the lease: when a step after entering went
+   * pending, else {@link #NOT_TIMED} (entering, get and compute ran in one call, some hundred
    * nanoseconds, so the clock, 34 ns a read on some machines, is not read at all).
    */
   private final long[] acquiredAt;
 
   private static final long NOT_TIMED = Long.MIN_VALUE;
   private final long[] notBefore;
-  private final int[] tries;
   private final boolean[] waited;
-  private final boolean[] takingOver;
   private final boolean[] restarting;
 
   /**
@@ -127,7 +207,8 @@ public final class RemoteLock {
    *     element
    * @param tokenBase the high bits of every step's token; {@link #TOKEN_BIT} must be set
    * @param owner this domain's owner id ({@link LockWords#ownerOf}), never 0
-   * @param leaseNanos how long a stripe may stay held, unchanged, before a waiter takes it over
+   * @param leaseNanos how long a stripe may stay held, unchanged, before a waiter takes the turn
+   *     away from its holder (an eighth of it for a turn nobody entered)
    */
   public RemoteLock(
       int capacity,
@@ -148,6 +229,8 @@ public final class RemoteLock {
     this.tokenBase = tokenBase;
     this.owner = owner;
     this.leaseNanos = leaseNanos;
+    this.turnTimeoutNanos = Math.max(1, leaseNanos / 8);
+    this.maxPauseNanos = Math.min(MAX_PAUSE_NANOS, turnTimeoutNanos / 4);
     this.counters = counters;
     this.completions = completions;
     this.scratch = arena.allocate(n * STRIDE, 16);
@@ -167,14 +250,15 @@ public final class RemoteLock {
     statuses = new int[n];
     errors = new int[n];
     expected = new long[n];
+    swap = new long[n];
     held = new long[n];
+    tickets = new int[n];
+    turns = new int[n];
     watched = new long[n];
     watchedSince = new long[n];
     acquiredAt = new long[n];
     notBefore = new long[n];
-    tries = new int[n];
     waited = new boolean[n];
-    takingOver = new boolean[n];
     restarting = new boolean[n];
     elementScratch = new ElementScratch[n];
     for (int i = 0; i < n; i++) {
@@ -213,7 +297,7 @@ public final class RemoteLock {
 
   /**
    * Starts one element: copies its operand and compare bytes (so FI_INJECT and buffer reuse are
-   * safe) and posts the acquire of its stripe.
+   * safe) and posts the first step of entering its stripe.
    *
    * @param offset the element's byte offset in {@code region} (checked: in range, aligned)
    * @param locks the peer's lock region, resolved
@@ -254,10 +338,8 @@ public final class RemoteLock {
     slots[e] = slot;
     statuses[e] = 0;
     errors[e] = 0;
-    tries[e] = 0;
-    watched[e] = 0;
+    turns[e] = 0;
     waited[e] = false;
-    takingOver[e] = false;
     restarting[e] = false;
     return acquire(e, false);
   }
@@ -293,14 +375,24 @@ public final class RemoteLock {
       return;
     }
     switch (phase) {
-      case ACQUIRING -> acquired(e, true);
+      case TAKING -> taken(e, true);
+      case TICKETING -> ticketed(e, true);
       case WAITING -> {
         if (System.nanoTime() - notBefore[e] < 0) {
           ready.push(e); // not yet: look again at the next progress
         } else {
-          acquire(e, true);
+          look(e, true);
         }
       }
+      case LOOKING -> {
+        // a decaying maximum: round trips under load vary, and a turn skipped too early costs
+        // its waiter a place at the back
+        long sample = Math.min(MAX_PAUSE_NANOS, System.nanoTime() - notBefore[e]);
+        lookNanos = Math.max(sample, lookNanos - (lookNanos >> 4));
+        observe(e, word(e), true);
+      }
+      case ENTERING -> entered(e, true);
+      case SKIPPING -> skipped(e, true);
       case GETTING -> compute(e, true);
       case PUTTING -> release(e, true);
       case RELEASING -> released(e, true);
@@ -308,17 +400,175 @@ public final class RemoteLock {
     }
   }
 
-  /** Posts a compare-and-swap from the stripe's last free word seen to this owner's hold. */
-  private int acquire(int e, boolean reported) {
-    long guess = freeGuess[stripes[e]];
-    return tryTake(e, guess, LockWords.taken(guess, owner), reported);
+  /** The lock word the element's last atomic returned. */
+  private long word(int e) {
+    return scratch.get(JAVA_LONG, (long) e * STRIDE + WORD);
   }
 
-  private int tryTake(int e, long from, long to, boolean reported) {
+  /**
+   * Starts entering: one compare-and-swap from the stripe's last word seen when that was free, else
+   * a ticket.
+   */
+  private int acquire(int e, boolean reported) {
+    tickets[e] = NO_TICKET;
+    watched[e] = NOTHING_WATCHED;
+    long guess = lastSeen[stripes[e]];
+    return LockWords.isFree(guess) ? take(e, guess, reported) : takeTicket(e, reported);
+  }
+
+  /** Posts the compare-and-swap that takes the free word {@code from}: ticket and entry at once. */
+  private int take(int e, long from, boolean reported) {
+    return compareSwap(e, TAKING, from, LockWords.taken(from, owner), reported);
+  }
+
+  private int taken(int e, boolean reported) {
+    long seen = word(e);
+    if (seen == expected[e]) {
+      tickets[e] = LockWords.serving(swap[e]);
+      return inside(e, reported);
+    }
+    lastSeen[stripes[e]] = seen;
+    // another free generation: try again from it at once; else queue up
+    return LockWords.isFree(seen) ? take(e, seen, reported) : takeTicket(e, reported);
+  }
+
+  private int takeTicket(int e, boolean reported) {
+    phases.setRelease(e, TICKETING);
+    int rc =
+        peers[e].postAtomic(
+            lockRegions[e],
+            LockWords.offset(stripes[e]),
+            RemoteAtomicOp.ADD,
+            8,
+            LockWords.TICKET,
+            scratchBase + (long) e * STRIDE + WORD,
+            tokenBase | e);
+    if (rc == TransportPeer.PENDING) {
+      return rc;
+    }
+    if (rc < 0) {
+      return finish(e, rc, reported);
+    }
+    return ticketed(e, reported);
+  }
+
+  /** The fetch-add returned the word before it: the next ticket in it is this element's. */
+  private int ticketed(int e, boolean reported) {
+    long before = word(e);
+    int ticket = LockWords.next(before);
+    tickets[e] = ticket;
+    int ahead = Math.max(0, LockWords.ahead(ticket, before));
+    turns[e] += ahead;
+    counters.ticketTaken(ahead);
+    return observe(e, before + LockWords.TICKET, reported);
+  }
+
+  /** Looks at the word again: a fetch-add of 0. */
+  private int look(int e, boolean reported) {
+    phases.setRelease(e, LOOKING);
+    int rc =
+        peers[e].postAtomic(
+            lockRegions[e],
+            LockWords.offset(stripes[e]),
+            RemoteAtomicOp.ADD,
+            8,
+            0,
+            scratchBase + (long) e * STRIDE + WORD,
+            tokenBase | e);
+    if (rc == TransportPeer.PENDING) {
+      notBefore[e] = System.nanoTime(); // when the look left, for its round trip
+      return rc;
+    }
+    if (rc < 0) {
+      return finish(e, rc, reported); // its ticket is skipped once its turn stays unclaimed
+    }
+    return observe(e, word(e), reported);
+  }
+
+  /**
+   * A waiting element learned the stripe's word {@code w}: enter when its ticket is served and
+   * nobody is inside, take a new ticket when its turn has passed, skip a turn stuck for its lease,
+   * else pause for about the time the turns ahead should take (the next in line does not pause).
+   */
+  private int observe(int e, long w, boolean reported) {
+    lastSeen[stripes[e]] = w;
+    int ahead = LockWords.ahead(tickets[e], w);
+    int inside = LockWords.owner(w);
+    if (ahead < 0) {
+      return takeTicket(e, reported); // skipped while this element was not looking
+    }
+    if (ahead == 0 && inside == 0) {
+      return compareSwap(e, ENTERING, w, LockWords.entered(w, owner), reported);
+    }
+    waited[e] = true;
+    long now = System.nanoTime();
+    long head = LockWords.head(w);
+    if (head != watched[e]) {
+      if (watched[e] != NOTHING_WATCHED) {
+        int moved = (short) (LockWords.serving(w) - (int) (watched[e] >>> 32));
+        if (moved > 0) {
+          long sample = Math.min(MAX_PAUSE_NANOS, (now - watchedSince[e]) / moved);
+          turnNanos += (sample - turnNanos) >> 3;
+        }
+      }
+      watched[e] = head; // a new turn: its lease starts now, as far as this element knows
+      watchedSince[e] = now;
+    } else if (inside == 0
+        ? now - watchedSince[e] >= claimNanos()
+        : inside != owner && now - watchedSince[e] >= leaseNanos) {
+      // the turn is stuck: end it, and enter at once when this element's ticket is next
+      long next = LockWords.released(w);
+      return compareSwap(
+          e, SKIPPING, w, ahead == 1 ? LockWords.entered(next, owner) : next, reported);
+    }
+    // the next in line looks at every progress; the others about when the turns ahead of the next
+    // in line should have passed, so that looks do not load the target
+    long pause = Math.min((ahead - 1) * Math.max(100, turnNanos), ahead * claimNanos() / 2);
+    notBefore[e] = now + Math.min(maxPauseNanos, pause);
+    phases.setRelease(e, WAITING);
+    ready.push(e);
+    return TransportPeer.PENDING;
+  }
+
+  /**
+   * How long a turn may stay unclaimed: {@link #MIN_CLAIM_NANOS} and sixteen looks' round trips
+   * (the next in line looks at every progress and enters with one more round trip), at most an
+   * eighth of the lease. It does not follow how long turns take, which unclaimed turns would
+   * lengthen in turn. A waiter whose thread the scheduler set aside for longer loses its turn and
+   * takes a new ticket; without this, with more spinning threads than cores, every turn would wait
+   * for its waiter's next time slice.
+   */
+  private long claimNanos() {
+    return Math.min(turnTimeoutNanos, MIN_CLAIM_NANOS + 16 * lookNanos);
+  }
+
+  private int entered(int e, boolean reported) {
+    long seen = word(e);
+    return seen == expected[e] ? inside(e, reported) : observe(e, seen, reported);
+  }
+
+  private int skipped(int e, boolean reported) {
+    long seen = word(e);
+    if (seen != expected[e]) {
+      return observe(e, seen, reported); // the turn moved on, or only the next ticket did
+    }
+    if (LockWords.owner(seen) != 0) {
+      counters.lockTakenOver(); // its holder let a whole lease pass: dead
+    } else {
+      counters.turnSkipped(); // nobody came for that ticket
+    }
+    if (LockWords.owner(swap[e]) == owner) {
+      return inside(e, reported);
+    }
+    watched[e] = NOTHING_WATCHED; // the stuck turn says nothing about how long turns take
+    return observe(e, swap[e], reported);
+  }
+
+  /** Posts a compare-and-swap of the element's lock word; its result comes to {@code phase}. */
+  private int compareSwap(int e, int phase, long from, long to, boolean reported) {
     expected[e] = from;
-    held[e] = to;
-    tries[e]++;
-    phases.setRelease(e, ACQUIRING);
+    swap[e] = to;
+    phases.setRelease(e, phase);
     int rc =
         peers[e].postCompareSwap(
             lockRegions[e],
@@ -334,37 +584,20 @@ public final class RemoteLock {
     if (rc < 0) {
       return finish(e, rc, reported);
     }
-    return acquired(e, reported);
+    return switch (phase) {
+      case TAKING -> taken(e, reported);
+      case ENTERING -> entered(e, reported);
+      case SKIPPING -> skipped(e, reported);
+      default -> released(e, reported);
+    };
   }
 
-  /** The acquire's compare-and-swap came back with the word it found. */
-  private int acquired(int e, boolean reported) {
-    long seen = scratch.get(JAVA_LONG, (long) e * STRIDE + WORD);
-    int stripe = stripes[e];
-    if (seen == expected[e]) {
-      acquiredAt[e] = NOT_TIMED; // timed only if a step after this one goes pending
-      counters.lockAcquired(takingOver[e]);
-      takingOver[e] = false;
-      return get(e, reported);
-    }
-    takingOver[e] = false;
-    if (LockWords.isFree(seen)) {
-      freeGuess[stripe] = seen; // another generation: try again from it at once
-      return tryTake(e, seen, LockWords.taken(seen, owner), reported);
-    }
-    waited[e] = true;
-    long now = System.nanoTime();
-    if (seen != watched[e]) {
-      watched[e] = seen; // a new holding: its lease starts now, as far as this element knows
-      watchedSince[e] = now;
-    } else if (LockWords.owner(seen) != owner && now - watchedSince[e] >= leaseNanos) {
-      takingOver[e] = true; // unchanged for a whole lease: its holder is gone
-      return tryTake(e, seen, LockWords.taken(seen, owner), reported);
-    }
-    notBefore[e] = now + Math.min(MAX_BACKOFF_NANOS, 100L << Math.min(tries[e], 10));
-    phases.setRelease(e, WAITING);
-    ready.push(e);
-    return TransportPeer.PENDING;
+  /** The element's compare-and-swap put it inside: the word is {@link #swap}. */
+  private int inside(int e, boolean reported) {
+    held[e] = swap[e];
+    acquiredAt[e] = NOT_TIMED; // timed only if a step after this one goes pending
+    counters.lockAcquired();
+    return get(e, reported);
   }
 
   private int get(int e, boolean reported) {
@@ -439,33 +672,20 @@ public final class RemoteLock {
     return release(e, reported);
   }
 
-  /** Posts the release: the hold back to the free word of the same generation. */
+  /** Posts the release: the next ticket served, nobody inside. */
   private int release(int e, boolean reported) {
-    phases.setRelease(e, RELEASING);
-    int rc =
-        peers[e].postCompareSwap(
-            lockRegions[e],
-            LockWords.offset(stripes[e]),
-            8,
-            held[e],
-            LockWords.released(held[e]),
-            scratchBase + (long) e * STRIDE + WORD,
-            tokenBase | e);
-    if (rc == TransportPeer.PENDING) {
-      return rc;
-    }
-    if (rc < 0) {
-      return finish(e, errors[e] != 0 ? errors[e] : rc, reported);
-    }
-    return released(e, reported);
+    return compareSwap(e, RELEASING, held[e], LockWords.released(held[e]), reported);
   }
 
   private int released(int e, boolean reported) {
-    long seen = scratch.get(JAVA_LONG, (long) e * STRIDE + WORD);
+    long seen = word(e);
     if (seen == held[e]) {
-      freeGuess[stripes[e]] = LockWords.released(held[e]);
+      lastSeen[stripes[e]] = swap[e];
+    } else if (LockWords.head(seen) == LockWords.head(held[e])) {
+      held[e] = seen; // tickets were taken meanwhile: still inside, give back from this word
+      return release(e, reported);
     } else {
-      counters.lockLost(); // taken over while held: only a holder stalled for a lease gets here
+      counters.lockLost(); // its turn was taken while held: only a holder stalled for a lease
     }
     if (restarting[e] && errors[e] == 0) {
       restarting[e] = false;
@@ -495,7 +715,7 @@ public final class RemoteLock {
     if (status == 0 && results[e] != 0) {
       MemorySegment.copy(scratch, (long) e * STRIDE + OLD, ALL, results[e], cell.size());
     }
-    counters.lockElement(waited[e]);
+    counters.lockElement(waited[e], turns[e]);
     int slot = slots[e];
     cells[e] = null;
     peers[e] = null;

@@ -151,8 +151,7 @@ public final class EngineDomain implements Domain, TransportCompletions {
     }
     this.table = ProviderTable.build(demotions, BUILT);
     try {
-      this.lockRegion =
-          transport.allocate(LockWords.REGION_BYTES, FiFlags.REMOTE_READ | FiFlags.REMOTE_WRITE);
+      this.lockRegion = transport.allocate(LockWords.REGION_BYTES, LockWords.REGION_ACCESS);
     } catch (RuntimeException e) { // e.g. an allocation limit below the lock region's size
       transport.close();
       throw e;
@@ -323,6 +322,14 @@ public final class EngineDomain implements Domain, TransportCompletions {
    */
   public static long lockKeyOf(byte[] address) {
     return DomainAddress.decode(address).lockKey();
+  }
+
+  /**
+   * The transport's address inside a fiucx address (for tests that speak to a peer's transport
+   * directly); throws {@link FiException} FI_EINVAL for anything that is not one.
+   */
+  public static byte[] transportAddressOf(byte[] address) {
+    return DomainAddress.decode(address).transportAddress();
   }
 
   /** This domain's address, for peers' address vectors ({@code fi_getname}). */

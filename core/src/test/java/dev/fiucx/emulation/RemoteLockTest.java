@@ -120,7 +120,8 @@ class RemoteLockTest {
     assertEquals(-1.75, memory.get(JAVA_DOUBLE, 24));
     assertEquals(1.5, result.get(JAVA_DOUBLE, 0));
     assertEquals(-2.0, result.get(JAVA_DOUBLE, 8));
-    assertEquals(LockWords.released(LockWords.taken(0, OWNER)), stripeWord(16), "gen 1, free");
+    assertEquals(LockWords.released(LockWords.taken(0, OWNER)), stripeWord(16));
+    assertEquals(LockWords.word(1, 1, 0), stripeWord(16), "ticket 0 served and done, free");
     assertEquals(1, counters.lockAcquisitions());
     assertEquals(1, counters.lockElements());
     assertEquals(0, counters.lockWaits());
@@ -131,18 +132,20 @@ class RemoteLockTest {
   void theNextAcquireStartsFromTheFreeWordLastSeen() {
     startSum(1, 0);
     startSum(1, 0);
-    // one CAS each to take and to give back: the second guessed generation 1 right
+    // one CAS each to take and to give back: the second guessed ticket 1 right
     assertEquals(8, peer.log.size());
     assertEquals(2.0, memory.get(JAVA_DOUBLE, 16));
-    assertEquals(LockWords.released(LockWords.taken(1L << 32, OWNER)), stripeWord(16));
+    assertEquals(LockWords.word(2, 2, 0), stripeWord(16));
+    assertEquals(0, counters.lockTurns());
   }
 
   @Test
   void aWrongGuessCostsOneMoreCompareAndSwap() {
-    setStripeWord(16, 41L << 32); // free, generation 41
+    setStripeWord(16, LockWords.word(41, 41, 0)); // free, 41 tickets served
     assertEquals(TransportPeer.DONE, startSum(1, 0));
     assertEquals(List.of("CAS lock", "CAS lock", "GET 16/16", "PUT 16/16", "CAS lock"), peer.log);
-    assertEquals(42L << 32, stripeWord(16));
+    assertEquals(LockWords.word(42, 42, 0), stripeWord(16));
+    assertEquals(0, counters.lockWaits(), "a free stripe is no wait");
   }
 
   @Test
@@ -162,25 +165,117 @@ class RemoteLockTest {
 
   @Test
   void aHeldStripeIsWaitedForUntilItsHolderReleases() {
-    long theirs = LockWords.taken(0, OTHER);
-    setStripeWord(16, theirs);
+    setStripeWord(16, LockWords.taken(0, OTHER)); // ticket 0, inside
     assertEquals(TransportPeer.PENDING, startSum(1, 0));
+    assertEquals(List.of("CAS lock", "TICKET lock"), peer.log, "a held stripe: queue up");
     settleWithin(TimeUnit.MILLISECONDS.toNanos(20));
     assertEquals(List.of(), reported, "still waiting");
-    assertEquals(theirs, stripeWord(16));
-    setStripeWord(16, LockWords.released(theirs)); // the holder lets go
+    assertEquals(LockWords.word(2, 0, OTHER), stripeWord(16), "ticket 1 taken");
+    setStripeWord(16, LockWords.released(stripeWord(16))); // the holder lets go
     settleWithin(TimeUnit.SECONDS.toNanos(5));
     assertEquals(List.of(SLOT + ":0"), reported);
     assertEquals(1.0, memory.get(JAVA_DOUBLE, 16));
     assertEquals(1, counters.lockWaits());
     assertEquals(0, counters.locksTakenOver());
-    assertEquals(LockWords.released(LockWords.taken(theirs, OWNER)), stripeWord(16));
+    assertEquals(1, counters.maxLockTurns(), "one turn ahead");
+    assertEquals(LockWords.word(2, 2, 0), stripeWord(16));
+  }
+
+  /** Tickets are served in order: an element enters after every ticket ahead of it, no sooner. */
+  @Test
+  void everyTicketAheadIsServedFirst() {
+    setStripeWord(16, LockWords.word(3, 0, OTHER)); // 0 inside, 1 and 2 waiting
+    assertEquals(TransportPeer.PENDING, startSum(1, 0));
+    assertEquals(LockWords.word(4, 0, OTHER), stripeWord(16), "ticket 3 is ours");
+    for (int served = 1; served <= 2; served++) {
+      setStripeWord(16, LockWords.word(4, served, OTHER)); // a ticket ahead: its holder is inside
+      settleWithin(TimeUnit.MILLISECONDS.toNanos(5));
+      assertEquals(LockWords.word(4, served, OTHER), stripeWord(16), "turn " + served);
+      assertEquals(List.of(), reported);
+    }
+    setStripeWord(16, LockWords.word(4, 3, 0));
+    settleWithin(TimeUnit.SECONDS.toNanos(5));
+    assertEquals(List.of(SLOT + ":0"), reported);
+    assertEquals(LockWords.word(4, 4, 0), stripeWord(16));
+    assertEquals(3, counters.maxLockTurns());
+    assertEquals(3, counters.lockTurns());
+    assertEquals(3, counters.maxTicketTurns());
+    assertEquals(1, counters.tickets());
+    assertEquals(0, counters.turnsSkipped());
+  }
+
+  /**
+   * A turn whose ticket nobody claims (its waiter died, or is not looking) is skipped after the
+   * claim time, at least 20 us, and the element whose ticket is next enters with the same
+   * compare-and-swap.
+   */
+  @Test
+  void aTurnNobodyClaimsIsSkipped() {
+    setStripeWord(16, LockWords.word(2, 1, 0)); // ticket 1 served, its waiter gone
+    long start = System.nanoTime();
+    assertEquals(TransportPeer.PENDING, startSum(1, 0));
+    settleWithin(TimeUnit.SECONDS.toNanos(5));
+    long waited = System.nanoTime() - start;
+    assertTrue(waited >= TimeUnit.MICROSECONDS.toNanos(20), "not before: " + waited);
+    assertEquals(List.of(SLOT + ":0"), reported);
+    assertEquals(1.0, memory.get(JAVA_DOUBLE, 16));
+    assertEquals(1, counters.turnsSkipped());
+    assertEquals(0, counters.locksTakenOver());
+    assertEquals(LockWords.word(3, 3, 0), stripeWord(16));
+  }
+
+  /** A waiter whose turn was skipped while it did not look never enters late: it queues again. */
+  @Test
+  void aWaiterWhoseTurnPassedTakesANewTicket() {
+    setStripeWord(16, LockWords.word(1, 0, OTHER));
+    assertEquals(TransportPeer.PENDING, startSum(1, 0)); // ticket 1
+    setStripeWord(16, LockWords.word(3, 2, OTHER)); // 1 was skipped, 2 is inside
+    settleWithin(TimeUnit.MILLISECONDS.toNanos(20));
+    assertEquals(LockWords.word(4, 2, OTHER), stripeWord(16), "ticket 3 taken, 2 left alone");
+    assertEquals(List.of(), reported);
+    setStripeWord(16, LockWords.word(4, 3, 0));
+    settleWithin(TimeUnit.SECONDS.toNanos(5));
+    assertEquals(List.of(SLOT + ":0"), reported);
+    assertEquals(LockWords.word(4, 4, 0), stripeWord(16));
+    assertEquals(2, counters.lockTurns(), "one turn ahead of each ticket");
+    assertEquals(2, counters.tickets());
+    assertEquals(1, counters.maxTicketTurns());
+    assertEquals(1, counters.lockAcquisitions());
+  }
+
+  /** Tickets taken while an element is inside cost its release one more compare-and-swap. */
+  @Test
+  void aReleaseRetriesFromTheWordItFindsWhileItsTurnLasts() {
+    peer.pending = true;
+    assertEquals(TransportPeer.PENDING, startSum(1, 0));
+    peer.queue.poll().run(); // the take lands
+    lock.drain(); // the get goes out
+    setStripeWord(16, stripeWord(16) + LockWords.TICKET); // someone queues up meanwhile
+    settleWithin(TimeUnit.SECONDS.toNanos(5));
+    assertEquals(List.of(SLOT + ":0"), reported);
+    assertEquals(List.of("CAS lock", "GET 16/16", "PUT 16/16", "CAS lock", "CAS lock"), peer.log);
+    assertEquals(LockWords.word(2, 1, 0), stripeWord(16), "ticket 1's turn now");
+    assertEquals(0, counters.locksLost());
+  }
+
+  /** A release that finds its turn taken (it stalled for a lease) changes nothing and says so. */
+  @Test
+  void aReleaseThatFindsItsTurnTakenCountsTheLockLost() {
+    peer.pending = true;
+    assertEquals(TransportPeer.PENDING, startSum(1, 0));
+    peer.queue.poll().run();
+    lock.drain();
+    long takenOver = LockWords.word(2, 1, OTHER); // a waiter skipped our turn and entered
+    setStripeWord(16, takenOver);
+    settleWithin(TimeUnit.SECONDS.toNanos(5));
+    assertEquals(1, counters.locksLost());
+    assertEquals(takenOver, stripeWord(16), "the new holder's turn is left alone");
   }
 
   @Test
   void aStripeUnchangedForALeaseIsTakenOver() {
     lock = newLock(TimeUnit.MILLISECONDS.toNanos(30));
-    long dead = LockWords.taken(5L << 32, OTHER);
+    long dead = LockWords.word(6, 5, OTHER); // ticket 5 inside, nobody waiting
     setStripeWord(16, dead);
     long start = System.nanoTime();
     assertEquals(TransportPeer.PENDING, startSum(1, 0));
@@ -189,7 +284,9 @@ class RemoteLockTest {
     assertEquals(List.of(SLOT + ":0"), reported);
     assertEquals(1.0, memory.get(JAVA_DOUBLE, 16));
     assertEquals(1, counters.locksTakenOver());
-    assertEquals(LockWords.released(LockWords.taken(dead, OWNER)), stripeWord(16));
+    assertEquals(0, counters.turnsSkipped());
+    // ticket 6 took the dead holder's turn and entered with one compare-and-swap
+    assertEquals(LockWords.word(7, 7, 0), stripeWord(16));
   }
 
   @Test
@@ -200,8 +297,8 @@ class RemoteLockTest {
     assertEquals(TransportPeer.PENDING, startSum(1, 0));
     settleWithin(TimeUnit.MILLISECONDS.toNanos(30));
     assertEquals(List.of(), reported);
-    assertEquals(mine, stripeWord(16));
-    setStripeWord(16, LockWords.released(mine));
+    assertEquals(mine + LockWords.TICKET, stripeWord(16), "waiting with ticket 1");
+    setStripeWord(16, LockWords.released(mine + LockWords.TICKET));
     settleWithin(TimeUnit.SECONDS.toNanos(5));
     assertEquals(List.of(SLOT + ":0"), reported);
     assertEquals(0, counters.locksTakenOver());
@@ -279,13 +376,15 @@ class RemoteLockTest {
 
   @Test
   void theTargetReclaimsOnlyTheDeadOwnersStripes() {
-    lockWords.set(JAVA_LONG, 0, LockWords.taken(3L << 32, OTHER));
+    lockWords.set(JAVA_LONG, 0, LockWords.word(5, 3, OTHER)); // ticket 4 waits
     lockWords.set(JAVA_LONG, 8, LockWords.taken(0, OWNER));
-    lockWords.set(JAVA_LONG, 16, LockWords.taken(9L << 32, OTHER));
+    lockWords.set(JAVA_LONG, 16, LockWords.word(10, 9, OTHER));
+    lockWords.set(JAVA_LONG, 24, LockWords.word(7, 6, 0)); // its ticket 6, unclaimed: not known
     assertEquals(2, LockWords.reclaim(lockWords, OTHER));
-    assertEquals(5L << 32, lockWords.get(JAVA_LONG, 0), "free, a generation on");
+    assertEquals(LockWords.word(5, 4, 0), lockWords.get(JAVA_LONG, 0), "ticket 4's turn");
     assertEquals(LockWords.taken(0, OWNER), lockWords.get(JAVA_LONG, 8));
-    assertEquals(11L << 32, lockWords.get(JAVA_LONG, 16));
+    assertEquals(LockWords.word(10, 10, 0), lockWords.get(JAVA_LONG, 16), "free");
+    assertEquals(LockWords.word(7, 6, 0), lockWords.get(JAVA_LONG, 24));
   }
 
   @Test
@@ -356,7 +455,20 @@ class RemoteLockTest {
     @Override
     public int postAtomic(
         RemoteRegion remote, long offset, RemoteAtomicOp op, int size, long value, long r, long t) {
-      throw new AssertionError("the remote lock takes and gives back with compare-and-swaps");
+      // tickets and looks are fetch-adds on the lock word; nothing else goes through here
+      assertEquals(locks, remote);
+      assertEquals(RemoteAtomicOp.ADD, op);
+      assertEquals(8, size);
+      assertTrue(value == 0 || value == LockWords.TICKET);
+      log.add(value == 0 ? "LOOK lock" : "TICKET lock");
+      return run(
+          t,
+          0,
+          () -> {
+            long old = lockWords.get(JAVA_LONG, offset);
+            lockWords.set(JAVA_LONG, offset, old + value);
+            ALL.set(JAVA_LONG, r, old);
+          });
     }
 
     @Override

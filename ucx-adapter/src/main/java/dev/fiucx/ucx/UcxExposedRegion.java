@@ -1,5 +1,6 @@
 package dev.fiucx.ucx;
 
+import dev.fiucx.emulation.LockWords;
 import dev.fiucx.spi.ExposedRegion;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -185,7 +186,11 @@ final class UcxExposedRegion implements ExposedRegion {
 
   @Override
   public String toString() {
-    return "UcxExposedRegion[key=%016x, address=0x%x, length=%d]"
-        .formatted(key, segment.address(), segment.byteSize());
+    // the lock region's key stays out of anything printed: no user call may name it
+    return "UcxExposedRegion[key=%s, address=0x%x, length=%d]"
+        .formatted(
+            (access & LockWords.REGION_MARK) != 0 ? "(lock words)" : "%016x".formatted(key),
+            segment.address(),
+            segment.byteSize());
   }
 }

@@ -1,5 +1,6 @@
 package dev.fiucx.ucx;
 
+import dev.fiucx.emulation.LockWords;
 import dev.fiucx.spi.RemoteRegion;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -121,7 +122,13 @@ final class UcxRemoteRegion implements RemoteRegion {
 
   @Override
   public String toString() {
-    return "UcxRemoteRegion[key=%016x, base=0x%x, length=%d, access=0x%x, %s%s]"
-        .formatted(key, base, length, access, path(), revoked ? ", revoked" : "");
+    return "UcxRemoteRegion[key=%s, base=0x%x, length=%d, access=0x%x, %s%s]"
+        .formatted(
+            (access & LockWords.REGION_MARK) != 0 ? "(lock words)" : "%016x".formatted(key),
+            base,
+            length,
+            access,
+            path(),
+            revoked ? ", revoked" : "");
   }
 }
