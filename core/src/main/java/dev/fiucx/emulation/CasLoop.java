@@ -55,6 +55,12 @@ public final class CasLoop {
   private static final int SWAPPING = 2;
   private static final int RETRY = 3;
 
+  /**
+   * The transport had no room for the read ({@code -FI_EAGAIN}: every request slot in flight); it
+   * is posted again at the next drain. A swap refused the same way retries as {@link #RETRY}.
+   */
+  private static final int READ_AGAIN = 4;
+
   /** Failed swaps in a row that retry in place (with a spin) before waiting for progress. */
   private static final int INLINE_TRIES = 8;
 
@@ -212,18 +218,42 @@ public final class CasLoop {
     statuses[e] = 0;
     attempts[e] = 0;
     failures[e] = 0;
+    return read(e, false);
+  }
+
+  /** Posts the element's read of its word; then swaps from what it read. */
+  private int read(int e, boolean reported) {
     phases.setRelease(e, READING);
-    int wordSize = WordLane.wordSize(size);
+    int wordSize = WordLane.wordSize(cells[e].size());
     int rc =
-        peer.postAtomic(
-            region, wordOffsets[e], RemoteAtomicOp.ADD, wordSize, 0, readAddress(e), tokenBase | e);
+        peers[e].postAtomic(
+            regions[e],
+            wordOffsets[e],
+            RemoteAtomicOp.ADD,
+            wordSize,
+            0,
+            readAddress(e),
+            tokenBase | e);
     if (rc == TransportPeer.PENDING) {
       return rc;
     }
-    if (rc < 0) {
-      return finish(e, 0, rc, false, false);
+    if (rc == -FiErrno.EAGAIN) {
+      return again(e, READ_AGAIN);
     }
-    return swap(e, loadWord(readAddress(e), wordSize), false);
+    if (rc < 0) {
+      return finish(e, 0, rc, reported, false);
+    }
+    return swap(e, loadWord(readAddress(e), wordSize), reported);
+  }
+
+  /**
+   * A step the transport had no room for: it runs again at the next drain, once completions have
+   * given room back. The element stays pending meanwhile (its caller opens its slot).
+   */
+  private int again(int e, int phase) {
+    phases.setRelease(e, phase);
+    ready.push(e);
+    return TransportPeer.PENDING;
   }
 
   /**
@@ -273,6 +303,7 @@ public final class CasLoop {
         }
       }
       case RETRY -> swap(e, observed[e], true);
+      case READ_AGAIN -> read(e, true);
       default -> throw new IllegalStateException("element " + e + " stepped while free");
     }
   }
@@ -314,6 +345,10 @@ public final class CasLoop {
               tokenBase | e);
       if (rc == TransportPeer.PENDING) {
         return rc;
+      }
+      if (rc == -FiErrno.EAGAIN) {
+        observed[e] = word;
+        return again(e, RETRY);
       }
       if (rc < 0) {
         return finish(e, 0, rc, reported, false);

@@ -132,6 +132,20 @@ class CasLoopTest {
   }
 
   @Test
+  void stepsTheTransportHasNoRoomForRunAgainAtTheNextDrain() {
+    memory.set(JAVA_LONG, 0, 10);
+    AtomicCell max = cell(AtomicFamily.FETCH, FiOp.MAX, FiDatatype.INT64);
+    peer.refused = java.util.Set.of(0, 2); // the first read, and the swap after the second
+    assertEquals(TransportPeer.PENDING, start(max, 0, 42, 0, 0));
+    assertEquals(10, memory.get(JAVA_LONG, 0), "nothing happened yet");
+    settle();
+    assertEquals(42, memory.get(JAVA_LONG, 0));
+    assertEquals(10, results.get(JAVA_LONG, 0));
+    assertEquals(List.of("R0", "full", "R0", "C0", "full", "C0"), peer.log);
+    assertEquals(List.of(SLOT + ":0"), reported, "finished once, as a success");
+  }
+
+  @Test
   void aLongLosingStreakWaitsForProgressAndIsReportedOnce() {
     memory.set(JAVA_INT, 0, 1);
     peer.interfere = 20;
@@ -283,6 +297,8 @@ class CasLoopTest {
     boolean pending;
     int interfere;
     int failWith;
+    java.util.Set<Integer> refused = java.util.Set.of(); // posts (0, 1, ...) that find no room
+    int posts;
     int completeWith;
     long lastToken;
 
@@ -354,6 +370,10 @@ class CasLoopTest {
 
     private int run(long token, Runnable op) {
       lastToken = token;
+      if (refused.contains(posts++)) {
+        log.add("full"); // -FI_EAGAIN: every request slot is in flight
+        return -dev.fiucx.FiErrno.EAGAIN;
+      }
       if (failWith != 0) {
         return failWith;
       }
