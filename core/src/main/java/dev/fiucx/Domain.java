@@ -48,6 +48,20 @@ public interface Domain extends AutoCloseable {
    */
   java.util.Map<String, String> describe();
 
+  /**
+   * Who hears of an exception the domain caught instead of letting it stop its progress (the
+   * progress thread, or a CQ or counter read under manual progress) or escape a call that never
+   * throws. The domain counts it ({@link #errorCount}, {@code describe()}'s {@code errors}) and
+   * keeps serving; the handler runs on the thread that caught it, possibly the progress thread, so
+   * it must return quickly and must not call the domain's objects. Null restores the default: a log
+   * line at ERROR on the {@code System.Logger} named {@code dev.fiucx.engine} (the first ten of
+   * each kind, then the 16th, 32nd, 64th..., so an exception that recurs cannot flood the log).
+   */
+  void setErrorHandler(java.util.function.Consumer<? super Throwable> handler);
+
+  /** How many exceptions the domain has caught and survived so far. */
+  long errorCount();
+
   @Override
   void close();
 }

@@ -11,7 +11,11 @@ public interface MemoryRegion extends AutoCloseable {
   /** {@code fi_mr_key}. */
   long key();
 
-  /** The local memory: 8-byte aligned, its size padded to a multiple of 8. */
+  /**
+   * The local memory: 8-byte aligned, its size padded to a multiple of 8. Throws {@link
+   * IllegalStateException} after {@link #close}, as does a segment of allocated memory obtained
+   * before.
+   */
   MemorySegment segment();
 
   /** {@code FiFlags.REMOTE_READ} and/or {@code FiFlags.REMOTE_WRITE}. */

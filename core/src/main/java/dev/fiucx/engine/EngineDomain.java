@@ -65,6 +65,12 @@ public final class EngineDomain implements Domain, TransportCompletions {
   private final Progress progress;
   private final ProgressThread progressThread;
   private final List<AutoCloseable> opened = new CopyOnWriteArrayList<>();
+  private final DomainErrors errors;
+
+  /** Scratch of endpoints closed with operations still in flight: UCX may still write it. */
+  private final List<java.lang.foreign.Arena> heldUntilTransportCloses =
+      new CopyOnWriteArrayList<>();
+
   private volatile EngineEndpoint[] endpoints = new EngineEndpoint[0];
   private volatile boolean closing;
 
@@ -100,6 +106,7 @@ public final class EngineDomain implements Domain, TransportCompletions {
       Function<TransportCompletions, Transport> openTransport) {
     this.providerName = providerName;
     this.attr = attr;
+    this.errors = new DomainErrors(providerName + " domain");
     this.lockLeaseNanos = lockLease(attr) * 1_000_000L;
     this.emulationCounters = new EmulationCounters(attr.progress() == DomainAttr.Progress.AUTO);
     this.transport = openTransport.apply(this);
@@ -110,8 +117,13 @@ public final class EngineDomain implements Domain, TransportCompletions {
       throw e;
     }
     this.table = ProviderTable.build(demotions, BUILT);
-    this.lockRegion =
-        transport.allocate(LockWords.REGION_BYTES, FiFlags.REMOTE_READ | FiFlags.REMOTE_WRITE);
+    try {
+      this.lockRegion =
+          transport.allocate(LockWords.REGION_BYTES, FiFlags.REMOTE_READ | FiFlags.REMOTE_WRITE);
+    } catch (RuntimeException e) { // e.g. an allocation limit below the lock region's size
+      transport.close();
+      throw e;
+    }
     this.lockOwner = LockWords.ownerOf(transport.instanceId());
     this.address = withLockKey(transport.address(), lockRegion.key());
     transport.onInitiatorFailure(this::reclaimLocksOf);
@@ -121,6 +133,7 @@ public final class EngineDomain implements Domain, TransportCompletions {
               this::exclusiveProgress,
               this::anyInFlight,
               this::assists,
+              t -> errors.caught(DomainErrors.Where.PROGRESS_THREAD, t),
               "fiucx-progress-" + providerName);
       this.progress = this::assistProgress;
     } else {
@@ -133,11 +146,23 @@ public final class EngineDomain implements Domain, TransportCompletions {
    * One round of progress: the transport's (completions, peers' software atomics), then the
    * emulation steps those completions made ready, posted here and not inside the transport's
    * callbacks. Called by the progress thread, or under manual progress by CQ and counter reads.
+   * Never throws: what the transport or an emulation step throws is counted and handed to the error
+   * handler, and progress goes on (a read must not throw, and a domain that stopped progressing
+   * would stop serving its peers).
    */
   private int progressOnce() {
-    int events = transport.progress();
+    int events = 0;
+    try {
+      events = transport.progress();
+    } catch (Throwable t) {
+      errors.caught(DomainErrors.Where.PROGRESS, t);
+    }
     for (EngineEndpoint ep : endpoints) {
-      events += ep.drainEmulation();
+      try {
+        events += ep.drainEmulation();
+      } catch (Throwable t) {
+        errors.caught(DomainErrors.Where.EMULATION, t);
+      }
     }
     return events;
   }
@@ -275,6 +300,7 @@ public final class EngineDomain implements Domain, TransportCompletions {
   public Map<String, String> describe() {
     Map<String, String> facts = new java.util.LinkedHashMap<>(transport.describe());
     facts.put("progress", attr.progress().name().toLowerCase(java.util.Locale.ROOT));
+    facts.put("errors", "caught and survived: " + errors.summary());
     facts.put(
         "remote locks",
         LockWords.STRIPES
@@ -371,15 +397,42 @@ public final class EngineDomain implements Domain, TransportCompletions {
     return mr;
   }
 
-  /** Routes a transport completion to the endpoint (or self-test) named in its token. */
+  /**
+   * Routes a transport completion to the endpoint (or self-test) named in its token. Never throws
+   * into the transport's callback: a failure is counted and handed to the error handler. The
+   * operation is not failed a second time, since how far its completion got is unknown and a second
+   * completion could reach the queue twice.
+   */
   @Override
   public void completed(long token, int status) {
-    int owner = (int) (token >>> 32);
-    if (owner == SELF_TEST) {
-      selfTest.completed(token, status);
-      return;
+    try {
+      int owner = (int) (token >>> 32);
+      if (owner == SELF_TEST) {
+        selfTest.completed(token, status);
+        return;
+      }
+      endpoints[owner].completed((int) token, status);
+    } catch (Throwable t) {
+      errors.caught(DomainErrors.Where.COMPLETION, t);
     }
-    endpoints[owner].completed((int) token, status);
+  }
+
+  @Override
+  public void setErrorHandler(java.util.function.Consumer<? super Throwable> handler) {
+    errors.setHandler(handler);
+  }
+
+  @Override
+  public long errorCount() {
+    return errors.total();
+  }
+
+  /**
+   * An endpoint closed while operations were still in flight (its fence timed out): its scratch,
+   * which UCX may still write, is freed only once the transport is closed.
+   */
+  void keepUntilTransportCloses(java.lang.foreign.Arena scratch) {
+    heldUntilTransportCloses.add(scratch);
   }
 
   @Override
@@ -389,7 +442,8 @@ public final class EngineDomain implements Domain, TransportCompletions {
       try {
         opened.get(i).close();
       } catch (Exception e) {
-        // Closing the rest matters more than one failure; the transport reports its own.
+        // closing the rest matters more than one failure
+        errors.caught(DomainErrors.Where.CLOSE, e);
       }
     }
     if (progressThread != null) {
@@ -397,5 +451,7 @@ public final class EngineDomain implements Domain, TransportCompletions {
     }
     lockRegion.close();
     transport.close();
+    heldUntilTransportCloses.forEach(java.lang.foreign.Arena::close);
+    heldUntilTransportCloses.clear();
   }
 }

@@ -744,6 +744,10 @@ final class EngineEndpoint implements Endpoint {
     closed = true;
     awaitEarlierOperations();
     released = true; // no more draining: the CAS loop's scratch goes with the arena
-    arena.close();
+    if (pending.inFlight() > 0) {
+      domain.keepUntilTransportCloses(arena); // UCX may still write results into it
+    } else {
+      arena.close();
+    }
   }
 }

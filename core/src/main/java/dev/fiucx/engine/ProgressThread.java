@@ -37,6 +37,7 @@ final class ProgressThread implements AutoCloseable {
   private final Progress progress;
   private final BooleanSupplier inFlight;
   private final Assists assists;
+  private final java.util.function.Consumer<Throwable> onError;
   private final Thread thread;
   private volatile boolean running = true;
   private volatile boolean sleeping;
@@ -44,16 +45,38 @@ final class ProgressThread implements AutoCloseable {
   /**
    * @param inFlight whether any operation of the domain is in flight (asked only before parking)
    * @param assists whether readers are progressing by themselves
+   * @param onError receives what the loop threw; the thread then goes on serving
    */
-  ProgressThread(Progress progress, BooleanSupplier inFlight, Assists assists, String name) {
+  ProgressThread(
+      Progress progress,
+      BooleanSupplier inFlight,
+      Assists assists,
+      java.util.function.Consumer<Throwable> onError,
+      String name) {
     this.progress = progress;
     this.inFlight = inFlight;
     this.assists = assists;
+    this.onError = onError;
     this.thread = Thread.ofPlatform().daemon().name(name).unstarted(this::loop);
     thread.start();
   }
 
+  /** Serves until closed, whatever is thrown: the domain's peers depend on this thread. */
   private void loop() {
+    while (running) {
+      try {
+        serve();
+      } catch (Throwable t) {
+        try {
+          onError.accept(t);
+        } catch (Throwable ignored) {
+          // onError counted it before it could throw; serving matters more than telling twice
+        }
+      }
+    }
+  }
+
+  private void serve() {
     long lastBusy = System.nanoTime();
     long park = FIRST_PARK_NANOS;
     int spins = 0;

@@ -1,6 +1,7 @@
 package dev.fiucx.ucx;
 
 import static dev.fiucx.ucx.UcxConstants.*;
+import static dev.fiucx.ucx.UcxLayout.*;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
@@ -78,8 +79,17 @@ final class AtomicPoster {
   private final long discard;
   private final MemorySegment single;
   private final ThreadLocal<MemorySegment> perThread;
-  private volatile Throwable deferred;
+  private final java.util.concurrent.ConcurrentLinkedQueue<Throwable> deferred =
+      new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+  /** Whether {@link #deferred} may hold something: one volatile read per progress when not. */
+  private volatile boolean anyDeferred;
+
   private final AtomicRequests requests;
+
+  /** Fetching posts refused because every request slot was in flight. */
+  private final java.util.concurrent.atomic.AtomicLong slotsExhausted =
+      new java.util.concurrent.atomic.AtomicLong();
 
   /**
    * @param threadSafe whether several threads post and progress at once (UCS_THREAD_MODE_MULTI):
@@ -89,17 +99,19 @@ final class AtomicPoster {
    * @param purgedOnFailure whether endpoints have peer-failure handling, so UCX may purge their
    *     requests: only then do fetching atomics need {@link AtomicRequests} (and pay its two
    *     compare-and-swaps per post)
+   * @param requestSlots how many fetching atomics may be in flight when {@code purgedOnFailure}
    */
   @SuppressWarnings("restricted")
   AtomicPoster(
       TransportCompletions completions,
       boolean threadSafe,
       long requestSize,
-      boolean purgedOnFailure) {
+      boolean purgedOnFailure,
+      int requestSlots) {
     this.completions = completions;
     this.critical = !threadSafe;
     this.arena = Arena.ofShared();
-    this.requests = purgedOnFailure ? new AtomicRequests(arena, requestSize) : null;
+    this.requests = purgedOnFailure ? new AtomicRequests(arena, requestSize, requestSlots) : null;
     MemorySegment stub =
         Linker.nativeLinker().upcallStub(ON_COMPLETE.bindTo(this), SEND_CALLBACK, arena);
     this.callback = stub.address();
@@ -136,6 +148,9 @@ final class AtomicPoster {
    * at the target (two round trips over tcp). They cannot fetch into a discard word: Debian's UCX
    * 1.13.1 computes fetching AND, OR and XOR wrongly on shared memory. On a CPU-atomic lane (shared
    * memory, allocated memory) the atomic is applied inside the call and the flush returns at once.
+   *
+   * <p>Where UCX may purge requests, a fetching atomic with every request slot in flight is refused
+   * with {@code -FI_EAGAIN}: UCX's own pool is the path that crashed on a dying tcp peer.
    */
   int post(
       long ep,
@@ -154,8 +169,15 @@ final class AtomicPoster {
         reply = discard; // written by every such ADD, read by nobody
       }
     }
+    long request = 0;
+    if (reply != 0 && requests != null) {
+      request = requests.take();
+      if (request == 0) {
+        slotsExhausted.incrementAndGet();
+        return -FiErrno.EAGAIN;
+      }
+    }
     MemorySegment s = scratch();
-    long request = reply == 0 || requests == null ? 0 : requests.take();
     int mask = reply == 0 ? POST_MASK : FETCH_MASK;
     if (request != 0) {
       mask |= UCP_OP_ATTR_FIELD_REQUEST;
@@ -264,38 +286,76 @@ final class AtomicPoster {
    * The upcall, inside ucp_worker_progress. Freeing the request here is allowed: UCX marks it
    * completed before calling back, so ucp_request_free returns it to the pool at once; one of
    * {@link AtomicRequests}' slots goes back to its stack instead (UCX must never free those).
-   * Nothing may escape into native code, so a failure of the engine's handler is kept for {@link
-   * #rethrowDeferred}.
+   * Nothing may escape into native code, so whatever is thrown here is kept for {@link
+   * #rethrowDeferred}, every one of them; when giving the request back fails, the operation still
+   * ends, with {@code -FI_EIO}, rather than never.
    */
   @SuppressWarnings("unused") // called through ON_COMPLETE
   private void onComplete(long request, byte status, long token) {
+    int fiStatus;
     try {
+      fiStatus = UcsStatus.toFiErrno(status);
       if (requests != null && requests.owns(request)) {
         requests.give(request);
       } else {
         UcpNative.requestFree(request);
       }
-      completions.completed(token, UcsStatus.toFiErrno(status));
     } catch (Throwable t) {
-      if (deferred == null) {
-        deferred = t;
-      }
+      defer(t);
+      fiStatus = -FiErrno.EIO;
+    }
+    try {
+      completions.completed(token, fiStatus);
+    } catch (Throwable t) {
+      defer(t);
     }
   }
 
-  /** Rethrows, once, what a completion handler threw inside an upcall. */
+  private void defer(Throwable t) {
+    deferred.add(t);
+    anyDeferred = true;
+  }
+
+  /**
+   * Rethrows, once, what completion handlers threw inside upcalls since the last call: the first,
+   * with the others attached as suppressed.
+   */
   void rethrowDeferred() {
-    Throwable t = deferred;
-    if (t != null) {
-      deferred = null;
-      if (t instanceof RuntimeException r) {
-        throw r;
-      }
-      if (t instanceof Error e) {
-        throw e;
-      }
-      throw new IllegalStateException("completion handler failed", t);
+    if (!anyDeferred) {
+      return;
     }
+    anyDeferred = false;
+    Throwable t = deferred.poll();
+    if (t == null) {
+      return;
+    }
+    for (Throwable more; (more = deferred.poll()) != null; ) {
+      if (more != t) {
+        t.addSuppressed(more);
+      }
+    }
+    if (t instanceof RuntimeException r) {
+      throw r;
+    }
+    if (t instanceof Error e) {
+      throw e;
+    }
+    throw new IllegalStateException("completion handler failed", t);
+  }
+
+  /** How many fetching posts were refused for want of a request slot. */
+  long slotsExhausted() {
+    return slotsExhausted.get();
+  }
+
+  /** Request slots in flight now (approximate while posts and completions run). */
+  int requestSlotsInUse() {
+    return requests == null ? 0 : requests.inUse();
+  }
+
+  /** The request slots, or 0 where UCX cannot purge requests and none are used. */
+  int requestSlots() {
+    return requests == null ? 0 : requests.slots();
   }
 
   /** Frees the stub and scratch; only after the worker is destroyed (no more callbacks). */

@@ -156,6 +156,7 @@ final class ControlChannel {
           UcxConstants.UCP_AM_SEND_FLAG_EAGER,
           cb);
     } catch (UcxException e) {
+      transport.errors().peerCaused("sending a control message", e);
       if (!cb.done) {
         cb.done = true;
         onFailure.accept(-FiErrno.EIO);
@@ -173,7 +174,7 @@ final class ControlChannel {
         ControlMessage msg = ControlMessage.decode(amId, payload);
         deferred.add(() -> dispatch(msg));
       } catch (RuntimeException malformed) {
-        // not from a fiucx peer: ignore it
+        transport.errors().peerCaused("decoding a control message", malformed); // then ignored
       }
     }
     return UcxConstants.UCS_OK; // the data is released when the callback returns
@@ -247,6 +248,7 @@ final class ControlChannel {
           transport.openEndpoint(
               initiatorAddress, (status, text) -> backEndpointFailed(initiatorId));
     } catch (UcxException e) {
+      transport.errors().peerCaused("opening an endpoint back to an initiator", e);
       return null;
     }
     backEndpoints.put(initiatorId, ep);

@@ -218,15 +218,13 @@ final class UcpNative {
    */
   static long contextRequestSize(long context) {
     try (Arena arena = Arena.ofConfined()) {
-      // ucp_context_attr_t: field_mask u64 @0, request_size size_t @8, then thread mode, memory
-      // types and a 32-byte name (64 bytes in 1.13); 256 leaves room for later versions
-      MemorySegment attr = arena.allocate(256, 8);
-      attr.set(JAVA_LONG, 0, 1L); // UCP_ATTR_FIELD_REQUEST_SIZE
+      MemorySegment attr = arena.allocate(UcxLayout.CONTEXT_ATTR_ALLOCATED, 8);
+      attr.set(JAVA_LONG, UcxLayout.CONTEXT_ATTR_FIELD_MASK, UcxLayout.UCP_ATTR_FIELD_REQUEST_SIZE);
       byte status = (byte) CONTEXT_QUERY.invokeExact(context, attr.address());
       if (status != 0) {
         throw new IllegalStateException("ucp_context_query: " + statusString(status));
       }
-      return attr.get(JAVA_LONG, 8);
+      return attr.get(JAVA_LONG, UcxLayout.CONTEXT_ATTR_REQUEST_SIZE);
     } catch (RuntimeException | Error e) {
       throw e;
     } catch (Throwable t) {

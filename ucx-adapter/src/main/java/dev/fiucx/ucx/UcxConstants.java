@@ -2,7 +2,8 @@ package dev.fiucx.ucx;
 
 /**
  * Every native constant this package passes to UCX, with the header it comes from. Values were
- * checked against Debian's UCX 1.13.1 headers with a C program (offsets with {@code offsetof}).
+ * checked against Debian's UCX 1.13.1 headers with a C program; struct offsets are in {@link
+ * UcxLayout}.
  */
 final class UcxConstants {
   // ucp/api/ucp.h, enum ucp_atomic_op_t
@@ -21,15 +22,8 @@ final class UcxConstants {
   static final int UCP_OP_ATTR_FIELD_FLAGS = 1 << 4;
   static final int UCP_OP_ATTR_FIELD_REPLY_BUFFER = 1 << 5;
 
-  // ucp/api/ucp.h, ucp_request_param_t: 72 bytes in 1.13.1 (offsetof on this machine)
-  static final long PARAM_SIZE = 72;
-  static final long PARAM_OP_ATTR_MASK = 0; // uint32_t op_attr_mask
-  static final long PARAM_FLAGS = 4; // uint32_t flags
-  static final long PARAM_REQUEST = 8; // void *request
-  static final long PARAM_CB = 16; // union cb (ucp_send_nbx_callback_t send)
-  static final long PARAM_DATATYPE = 24; // ucp_datatype_t datatype
-  static final long PARAM_USER_DATA = 32; // void *user_data
-  static final long PARAM_REPLY_BUFFER = 40; // void *reply_buffer
+  // struct layouts (ucp_request_param_t, ucp_context_attr_t) live in UcxLayout, with the version
+  // check that guards them
 
   /**
    * ucp/api/ucp.h ucp_dt_make_contig(n): {@code (n << UCP_DATATYPE_SHIFT) | UCP_DATATYPE_CONTIG}.

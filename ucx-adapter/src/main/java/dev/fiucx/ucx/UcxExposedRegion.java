@@ -1,6 +1,7 @@
 package dev.fiucx.ucx;
 
 import dev.fiucx.spi.ExposedRegion;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.HashSet;
 import java.util.Set;
@@ -15,6 +16,11 @@ import org.openucx.jucx.ucp.UcpMemory;
  * operation that a peer had in flight lands on unmapped memory. {@link #beginRevoke} and {@link
  * #revokeDone} let a caller drive this without blocking; {@link #close} blocks, progressing this
  * transport only (the peers must progress their own).
+ *
+ * <p>Lifetime: memory this transport allocated is reached through a segment of its own shared
+ * arena, closed before the memory is unmapped, so the segment and every slice of it throw {@link
+ * IllegalStateException} after close instead of touching unmapped memory. Registered memory is the
+ * user's: its segment stays theirs.
  */
 final class UcxExposedRegion implements ExposedRegion {
   /** A user of the key: which transport instance, which of its peers. */
@@ -30,6 +36,10 @@ final class UcxExposedRegion implements ExposedRegion {
   private final long key;
   private final UcpMemory memory;
   private final MemorySegment segment;
+
+  /** The arena of {@link #segment} for allocated memory, else null. */
+  private final Arena scope;
+
   private final long access;
   private final byte[] packedRkey;
   private final Set<Resolver> resolvers = new HashSet<>();
@@ -38,11 +48,17 @@ final class UcxExposedRegion implements ExposedRegion {
   private long deadline;
 
   UcxExposedRegion(
-      UcxTransport transport, long key, UcpMemory memory, MemorySegment segment, long access) {
+      UcxTransport transport,
+      long key,
+      UcpMemory memory,
+      MemorySegment segment,
+      Arena scope,
+      long access) {
     this.transport = transport;
     this.key = key;
     this.memory = memory;
     this.segment = segment;
+    this.scope = scope;
     this.access = access;
     var buffer = memory.getRemoteKeyBuffer();
     this.packedRkey = new byte[buffer.remaining()];
@@ -123,9 +139,35 @@ final class UcxExposedRegion implements ExposedRegion {
       resolvers.clear();
       awaitingAck.clear();
     }
+    if (scope != null && !closeScope()) {
+      transport.closed(this);
+      return true; // still reachable through a segment: leaked rather than unmapped under a reader
+    }
     memory.deregister();
     transport.closed(this);
     return true;
+  }
+
+  /**
+   * Closes the segment's arena; false when it cannot be closed because a native call holds it
+   * (counted and logged; the memory is then never unmapped).
+   */
+  private boolean closeScope() {
+    for (int attempt = 0; ; attempt++) {
+      try {
+        scope.close();
+        return true;
+      } catch (IllegalStateException held) {
+        if (!scope.scope().isAlive()) {
+          return true;
+        }
+        if (attempt == 100) {
+          transport.errors().caught("closing allocated region " + this + " (memory leaked)", held);
+          return false;
+        }
+        java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+      }
+    }
   }
 
   /** Revokes and unmaps, progressing this transport until the users answered or time ran out. */
@@ -133,7 +175,7 @@ final class UcxExposedRegion implements ExposedRegion {
   public void close() {
     beginRevoke();
     while (!revokeDone()) {
-      transport.progress();
+      transport.progressWhileClosing();
     }
   }
 

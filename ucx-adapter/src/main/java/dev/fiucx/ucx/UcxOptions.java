@@ -23,15 +23,25 @@ import java.util.Set;
  * @param directPath whether native atomics on a peer region that UCX can map into this process
  *     ({@code ucp_rkey_ptr}) are done by this CPU on the mapping instead of through {@code
  *     ucp_atomic_op_nbx}; used only where UCX's own atomics are CPU atomics too
+ * @param allocationLimit the largest region {@code allocate} hands out, in bytes, or 0 for what the
+ *     machine can back when asked ({@link MachineMemory}); a larger request is {@code FI_ENOMEM} at
+ *     once
  */
 public record UcxOptions(
     String transports,
     boolean threadSafe,
     Boolean peerFailureDetection,
     Duration controlTimeout,
-    boolean directPath) {
+    boolean directPath,
+    long allocationLimit) {
   /** The domain option ({@code DomainAttr.options}) that turns the direct path off: {@code off}. */
   public static final String DIRECT_PATH_OPTION = "direct_path";
+
+  /**
+   * The domain option that sets {@link #allocationLimit}: bytes, with an optional {@code k}, {@code
+   * m}, {@code g} or {@code t} (powers of 1024), or {@code machine} (the default).
+   */
+  public static final String ALLOC_LIMIT_OPTION = "alloc_limit";
 
   /** UCX_TLS names that are, or may include, shared memory (UCX 1.13 aliases included). */
   private static final Set<String> SHARED_MEMORY =
@@ -41,31 +51,79 @@ public record UcxOptions(
     if (controlTimeout == null || controlTimeout.isNegative() || controlTimeout.isZero()) {
       throw new IllegalArgumentException("controlTimeout must be positive");
     }
+    if (allocationLimit < 0) {
+      throw new IllegalArgumentException("allocationLimit must be 0 (the machine's) or positive");
+    }
   }
 
   /** UCX's own transport choice (UCX_TLS), single-threaded, 5 s control timeout, direct path. */
   public static UcxOptions defaults() {
-    return new UcxOptions(null, false, null, Duration.ofSeconds(5), true);
+    return new UcxOptions(null, false, null, Duration.ofSeconds(5), true, 0);
   }
 
   public UcxOptions withTransports(String transports) {
-    return new UcxOptions(transports, threadSafe, peerFailureDetection, controlTimeout, directPath);
+    return new UcxOptions(
+        transports, threadSafe, peerFailureDetection, controlTimeout, directPath, allocationLimit);
   }
 
   public UcxOptions withThreadSafe(boolean threadSafe) {
-    return new UcxOptions(transports, threadSafe, peerFailureDetection, controlTimeout, directPath);
+    return new UcxOptions(
+        transports, threadSafe, peerFailureDetection, controlTimeout, directPath, allocationLimit);
   }
 
   public UcxOptions withPeerFailureDetection(Boolean on) {
-    return new UcxOptions(transports, threadSafe, on, controlTimeout, directPath);
+    return new UcxOptions(transports, threadSafe, on, controlTimeout, directPath, allocationLimit);
   }
 
   public UcxOptions withControlTimeout(Duration timeout) {
-    return new UcxOptions(transports, threadSafe, peerFailureDetection, timeout, directPath);
+    return new UcxOptions(
+        transports, threadSafe, peerFailureDetection, timeout, directPath, allocationLimit);
   }
 
   public UcxOptions withDirectPath(boolean on) {
-    return new UcxOptions(transports, threadSafe, peerFailureDetection, controlTimeout, on);
+    return new UcxOptions(
+        transports, threadSafe, peerFailureDetection, controlTimeout, on, allocationLimit);
+  }
+
+  public UcxOptions withAllocationLimit(long bytes) {
+    return new UcxOptions(
+        transports, threadSafe, peerFailureDetection, controlTimeout, directPath, bytes);
+  }
+
+  /**
+   * {@link #ALLOC_LIMIT_OPTION}'s value in bytes: 0 for null or {@code machine}; a positive count
+   * with an optional binary suffix; anything else is refused.
+   */
+  static long parseAllocationLimit(String value) {
+    if (value == null || value.trim().equalsIgnoreCase("machine")) {
+      return 0;
+    }
+    String v = value.trim().toLowerCase(Locale.ROOT);
+    int shift =
+        v.isEmpty()
+            ? 0
+            : switch (v.charAt(v.length() - 1)) {
+              case 'k' -> 10;
+              case 'm' -> 20;
+              case 'g' -> 30;
+              case 't' -> 40;
+              default -> 0;
+            };
+    String digits = shift == 0 ? v : v.substring(0, v.length() - 1);
+    long n;
+    try {
+      n = Long.parseLong(digits);
+    } catch (NumberFormatException e) {
+      n = -1;
+    }
+    if (n <= 0 || n > (Long.MAX_VALUE >> shift)) {
+      throw new dev.fiucx.FiException(
+          dev.fiucx.FiErrno.EINVAL,
+          ALLOC_LIMIT_OPTION
+              + " must be a positive byte count (optionally k, m, g or t) or machine: "
+              + value);
+    }
+    return n << shift;
   }
 
   /**
@@ -102,6 +160,14 @@ public record UcxOptions(
     if (peerFailureDetection != null) {
       return peerFailureDetection;
     }
+    return !mayUseSharedMemory(environmentTls);
+  }
+
+  /**
+   * Whether UCX may use its shared-memory transports (whose allocations are files in {@code
+   * /dev/shm}), given UCX_TLS from the environment.
+   */
+  boolean mayUseSharedMemory(String environmentTls) {
     String tls = tlsOverride();
     if (tls == null) {
       tls = environmentTls == null || environmentTls.isBlank() ? "all" : environmentTls;
@@ -109,9 +175,9 @@ public record UcxOptions(
     for (String item : tls.toLowerCase(Locale.ROOT).split(",")) {
       String t = item.trim();
       if (t.startsWith("^") || SHARED_MEMORY.contains(t)) {
-        return false;
+        return true;
       }
     }
-    return true;
+    return false;
   }
 }

@@ -61,6 +61,10 @@ final class UcxPeer implements TransportPeer {
   private final LongObjectMap<UcxRemoteRegion> cache = new LongObjectMap<>();
   private final Map<Long, PendingResolve> pending = new HashMap<>();
   private final List<UcpRemoteKey> rkeys = new ArrayList<>();
+
+  /** The scope of every mapping of this peer's regions: closed before the rkeys unmap them. */
+  private final java.lang.foreign.Arena mappings = java.lang.foreign.Arena.ofShared();
+
   private long nextRequestId = 1;
   private volatile int failure; // 0, or the negative fi_errno that posts now return
   private volatile String failureText;
@@ -275,6 +279,7 @@ final class UcxPeer implements TransportPeer {
         packed.put(reply.rkey()).flip();
         rkey = endpoint.unpackRemoteKey(packed);
       } catch (RuntimeException e) {
+        transport.errors().peerCaused("unpacking a peer's rkey", e);
         finish(p, -FiErrno.EIO);
         return;
       }
@@ -282,7 +287,9 @@ final class UcxPeer implements TransportPeer {
         rkeys.add(rkey); // older rkeys stay alive: operations may still be in flight on them
       }
       MemorySegment mapping =
-          maps ? UcxRemoteRegion.map(rkey.getNativeId(), reply.base(), reply.length()) : null;
+          maps
+              ? UcxRemoteRegion.map(rkey.getNativeId(), reply.base(), reply.length(), mappings)
+              : null;
       cache.put(
           p.key,
           new UcxRemoteRegion(p.key, reply.base(), reply.length(), reply.access(), rkey, mapping));
@@ -319,6 +326,7 @@ final class UcxPeer implements TransportPeer {
       endpoint.flushNonBlocking(flushed);
     } catch (RuntimeException e) {
       // an endpoint that cannot flush has failed; see onError above
+      transport.errors().peerCaused("flushing before a revoke acknowledgement", e);
     }
   }
 
@@ -384,6 +392,7 @@ final class UcxPeer implements TransportPeer {
     }
     // the endpoint first: closing it completes (or cancels) what is in flight on these rkeys
     transport.closeEndpoint(endpoint, wasFailed);
+    UcxRemoteRegion.unmapAll(mappings, transport.errors());
     for (UcpRemoteKey k : toDestroy) {
       k.close();
     }

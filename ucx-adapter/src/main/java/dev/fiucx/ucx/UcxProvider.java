@@ -10,7 +10,8 @@ import java.lang.foreign.SymbolLookup;
 /**
  * The {@code ucx} provider: fiucx's engine on a {@link UcxTransport}. {@link DomainAttr#transport}
  * picks UCX's transports ({@code shm}, {@code tcp}, or null for {@code UCX_TLS} / UCX's choice);
- * automatic progress opens a thread-safe UCX worker and a progress thread.
+ * automatic progress opens a thread-safe UCX worker and a progress thread. It is available only
+ * with a libucp whose struct layouts fiucx knows ({@link UcxLayout}).
  */
 public final class UcxProvider implements AtomicProvider {
   @Override
@@ -31,9 +32,14 @@ public final class UcxProvider implements AtomicProvider {
     }
     try (Arena arena = Arena.ofConfined()) {
       SymbolLookup.libraryLookup("libucp.so.0", arena);
-      return null;
     } catch (IllegalArgumentException e) {
       return "libucp.so.0 not found: install Debian's libucx0 (apt-get install libucx0)";
+    }
+    try {
+      return UcxLayout.checkLoaded();
+    } catch (RuntimeException | LinkageError e) {
+      UcxErrors.LOG.log(System.Logger.Level.WARNING, "cannot load UCX through jucx", e);
+      return "cannot load UCX through jucx: " + e;
     }
   }
 
@@ -49,6 +55,9 @@ public final class UcxProvider implements AtomicProvider {
                 UcxOptions.defaults()
                     .withTransports(attr.transport())
                     .withThreadSafe(threadSafe)
+                    .withAllocationLimit(
+                        UcxOptions.parseAllocationLimit(
+                            attr.options().get(UcxOptions.ALLOC_LIMIT_OPTION)))
                     .withDirectPath(
                         UcxOptions.parseDirectPath(
                             attr.options().get(UcxOptions.DIRECT_PATH_OPTION)))));

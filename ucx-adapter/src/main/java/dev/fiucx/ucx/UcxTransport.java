@@ -61,6 +61,11 @@ public final class UcxTransport implements Transport {
   /** Why peers' regions are not mapped for CPU atomics, or null when they are where UCX can. */
   private final String directPathOff;
 
+  private final UcxErrors errors = new UcxErrors();
+
+  /** Whether UCX may allocate in /dev/shm: its free space then bounds {@link #allocate}. */
+  private final boolean sharedMemory;
+
   private final ControlChannel control = new ControlChannel(this);
   private volatile java.util.function.LongConsumer initiatorFailures;
 
@@ -80,8 +85,18 @@ public final class UcxTransport implements Transport {
   }
 
   public UcxTransport(TransportCompletions completions, UcxOptions options) {
+    this(completions, options, AtomicRequests.DEFAULT_SLOTS);
+  }
+
+  /**
+   * @param requestSlots fetching atomics in flight before posts answer {@code -FI_EAGAIN}, where
+   *     UCX may purge requests (tests lower it)
+   */
+  UcxTransport(TransportCompletions completions, UcxOptions options, int requestSlots) {
     UcpNative.ensureLoaded();
+    UcxLayout.requireKnown(UcpNative.version());
     this.options = options;
+    this.sharedMemory = options.mayUseSharedMemory(System.getenv("UCX_TLS"));
     Map<String, String> overrides = new LinkedHashMap<>();
     String tls = options.tlsOverride();
     if (tls != null) {
@@ -115,7 +130,8 @@ public final class UcxTransport implements Transport {
               completions,
               options.threadSafe(),
               UcpNative.contextRequestSize(ctx.getNativeId()),
-              detectPeerFailure);
+              detectPeerFailure,
+              requestSlots);
       ByteBuffer a = w.getAddress();
       this.address = new byte[a.remaining()];
       a.get(address);
@@ -213,18 +229,56 @@ public final class UcxTransport implements Transport {
     }
   }
 
+  /**
+   * Allocates through {@code ucp_mem_map}, refusing with {@code FI_ENOMEM} before UCX is called a
+   * size beyond {@link UcxOptions#allocationLimit} (default: what the machine can back), so nothing
+   * is created in {@code /dev/shm}. The region's segment belongs to an arena of its own, closed
+   * before the memory is unmapped: a use after close throws instead of touching unmapped memory.
+   */
   @Override
+  @SuppressWarnings("restricted") // scopes UCX's allocation, which this region owns, to its arena
   public ExposedRegion allocate(long size, long access) {
     if (size <= 0 || size > Long.MAX_VALUE - 7) {
       throw new FiException(FiErrno.EINVAL, "size " + size);
     }
     long length = (size + 7) & ~7L;
+    checkAllocationLimit(length);
     UcpMemMapParams params =
         new UcpMemMapParams().allocate().setLength(length).setProtection(protection(access));
     UcpMemory memory = map(params);
-    MemorySegment segment = UcpNative.ALL.asSlice(memory.getAddress(), length);
+    Arena scope = Arena.ofShared();
+    MemorySegment segment =
+        UcpNative.ALL.asSlice(memory.getAddress(), length).reinterpret(scope, null);
     segment.fill((byte) 0); // ucp_mem_map may hand out recycled memory
-    return publish(memory, segment, access);
+    try {
+      return publish(memory, segment, scope, access);
+    } catch (RuntimeException e) {
+      scope.close(); // publish deregistered the memory
+      throw e;
+    }
+  }
+
+  private void checkAllocationLimit(long length) {
+    long limit = options.allocationLimit();
+    String source = UcxOptions.ALLOC_LIMIT_OPTION;
+    if (limit == 0) {
+      MachineMemory.Backable b = MachineMemory.backable(sharedMemory, errors);
+      limit = b.bytes();
+      source = "what this machine can back now: " + b.source();
+    }
+    if (length > limit) {
+      throw new FiException(
+          FiErrno.ENOMEM,
+          "allocateMemory of "
+              + length
+              + " bytes refused: the limit is "
+              + limit
+              + " bytes ("
+              + source
+              + "; set the domain option "
+              + UcxOptions.ALLOC_LIMIT_OPTION
+              + " to change it)");
+    }
   }
 
   @Override
@@ -243,7 +297,7 @@ public final class UcxTransport implements Transport {
             .setAddress(segment.address())
             .setLength(segment.byteSize())
             .setProtection(protection(access));
-    return publish(map(params), segment, access);
+    return publish(map(params), segment, null, access);
   }
 
   /**
@@ -274,6 +328,7 @@ public final class UcxTransport implements Transport {
     Map<String, String> d = new LinkedHashMap<>();
     d.put("provider", "ucx");
     d.put("ucx.version", UcpNative.versionString());
+    d.put("ucx.layouts", UcxLayout.verdict());
     d.put("jucx.version", jucxVersion());
     d.put("ucx.tls", String.valueOf(UcpNative.configValue("TLS", configOverrides)));
     d.put("ucx.atomic_mode", String.valueOf(UcpNative.configValue("ATOMIC_MODE", configOverrides)));
@@ -283,6 +338,26 @@ public final class UcxTransport implements Transport {
     d.put("ucx.peer_failure_detection", detectPeerFailure ? "on" : "off");
     d.put("ucx.worker.address_bytes", Integer.toString(address.length));
     d.put("ucx.worker.atomics", workerAtomics());
+    d.put(
+        "ucx.request_slots",
+        poster.requestSlots() == 0
+            ? "unused (UCX never purges requests without peer-failure detection)"
+            : poster.requestSlots()
+                + " for fetching atomics in flight, "
+                + poster.requestSlotsInUse()
+                + " in use; "
+                + poster.slotsExhausted()
+                + " posts refused with FI_EAGAIN when all were in use");
+    d.put(
+        "ucx.alloc_limit",
+        options.allocationLimit() == 0
+            ? "what the machine can back at each allocation ("
+                + UcxOptions.ALLOC_LIMIT_OPTION
+                + "=machine): now "
+                + MachineMemory.backable(sharedMemory, errors).bytes()
+                + " bytes"
+            : options.allocationLimit() + " bytes (" + UcxOptions.ALLOC_LIMIT_OPTION + ")");
+    d.put("ucx.errors", errors.summary());
     d.put(
         "ucx.direct_path",
         directPathOff == null
@@ -318,7 +393,7 @@ public final class UcxTransport implements Transport {
     regions.forEach(UcxExposedRegion::beginRevoke);
     for (UcxExposedRegion r : regions) {
       while (!r.revokeDone()) {
-        progress();
+        progressWhileClosing();
       }
     }
     synchronized (this) {
@@ -396,10 +471,9 @@ public final class UcxTransport implements Transport {
   void closeEndpoint(UcpEndpoint ep, boolean force) {
     long request;
     try (Arena arena = Arena.ofConfined()) {
-      MemorySegment param = arena.allocate(UcxConstants.PARAM_SIZE, 8);
-      param.set(JAVA_INT, UcxConstants.PARAM_OP_ATTR_MASK, UcxConstants.UCP_OP_ATTR_FIELD_FLAGS);
-      param.set(
-          JAVA_INT, UcxConstants.PARAM_FLAGS, force ? UcxConstants.UCP_EP_CLOSE_FLAG_FORCE : 0);
+      MemorySegment param = arena.allocate(UcxLayout.PARAM_SIZE, 8);
+      param.set(JAVA_INT, UcxLayout.PARAM_OP_ATTR_MASK, UcxConstants.UCP_OP_ATTR_FIELD_FLAGS);
+      param.set(JAVA_INT, UcxLayout.PARAM_FLAGS, force ? UcxConstants.UCP_EP_CLOSE_FLAG_FORCE : 0);
       request = UcpNative.epCloseNbx(ep.getNativeId(), param.address());
     }
     if (request == 0 || UcsStatus.isError(request)) {
@@ -408,9 +482,26 @@ public final class UcxTransport implements Transport {
     long deadline = System.nanoTime() + CLOSE_WAIT_NANOS;
     while (UcpNative.requestCheckStatus(request) == UcxConstants.UCS_INPROGRESS
         && System.nanoTime() - deadline < 0) {
-      progress();
+      progressWhileClosing();
     }
     UcpNative.requestFree(request);
+  }
+
+  /**
+   * Progress inside a closing loop, which must run to its end: what progress throws is counted and
+   * logged here (in the domain's own progress it reaches the application's error handler).
+   */
+  void progressWhileClosing() {
+    try {
+      progress();
+    } catch (RuntimeException | Error e) {
+      errors.caught("progress while closing", e);
+    }
+  }
+
+  /** What this transport caught and survived. */
+  UcxErrors errors() {
+    return errors;
   }
 
   synchronized void forgetPeer(UcxPeer peer) {
@@ -455,7 +546,12 @@ public final class UcxTransport implements Transport {
 
   // ---------------------------------------------------------------- memory
 
-  private UcxExposedRegion publish(UcpMemory memory, MemorySegment segment, long access) {
+  /**
+   * @param scope the arena of {@code segment} when this transport allocated the memory (the region
+   *     closes it before unmapping), or null for the user's registered memory
+   */
+  private UcxExposedRegion publish(
+      UcpMemory memory, MemorySegment segment, Arena scope, long access) {
     UcxExposedRegion region;
     synchronized (this) {
       if (closed) {
@@ -466,7 +562,7 @@ public final class UcxTransport implements Transport {
       do {
         key = RANDOM.nextLong();
       } while (key == 0 || live.get(key) != null);
-      region = new UcxExposedRegion(this, key, memory, segment, access);
+      region = new UcxExposedRegion(this, key, memory, segment, scope, access);
       live.put(key, region);
       published.put(key, region);
     }
@@ -501,7 +597,7 @@ public final class UcxTransport implements Transport {
     }
   }
 
-  private static String jucxVersion() {
+  private String jucxVersion() {
     try (InputStream in =
         UcpContext.class.getResourceAsStream("/META-INF/maven/org.openucx/jucx/pom.properties")) {
       if (in == null) {
@@ -511,6 +607,7 @@ public final class UcxTransport implements Transport {
       p.load(in);
       return p.getProperty("version", "unknown");
     } catch (IOException e) {
+      errors.caught("reading jucx's version", e);
       return "unknown";
     }
   }

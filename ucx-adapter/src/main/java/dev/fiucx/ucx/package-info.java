@@ -12,7 +12,15 @@
  *       per operation. Fetching atomics on endpoints with peer-failure handling run in zeroed
  *       request memory of our own ({@code AtomicRequests}): UCX 1.13 leaves an atomic request's
  *       datatype state uninitialised and its purge of a failed endpoint deregisters whatever that
- *       state names.
+ *       state names. With all 4096 in flight a fetching post answers {@code -FI_EAGAIN}.
+ *   <li>Layouts ({@code UcxLayout}): every struct offset written for UCX 1.13, and the version
+ *       check at open that makes another libucp an unavailability cause instead of memory
+ *       corruption.
+ *   <li>Lifetimes: allocated regions and peers' mappings are reached through segments of arenas
+ *       closed before UCX unmaps the memory, so a late use throws. {@code allocate} refuses sizes
+ *       beyond {@code alloc_limit} (default: what the machine can back) before UCX is called.
+ *   <li>Errors ({@code UcxErrors}): whatever the transport catches and drops is counted ({@code
+ *       describe()}'s {@code ucx.errors}) and logged on {@code dev.fiucx.ucx}.
  *   <li>The direct path ({@code MappedAtomics}): a peer region that {@code ucp_rkey_ptr} maps into
  *       this process (UCX-allocated memory over sysv or posix) takes CPU atomics on the mapping
  *       instead of {@code ucp_atomic_op_nbx}, done when the call returns; only where every atomic

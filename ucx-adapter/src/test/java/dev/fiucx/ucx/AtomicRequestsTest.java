@@ -33,9 +33,11 @@ class AtomicRequestsTest {
           assertEquals(0L, before.get(ValueLayout.JAVA_LONG_UNALIGNED, b));
         }
       }
-      assertEquals(0, requests.take(), "all in flight: the caller lets UCX allocate");
+      assertEquals(0, requests.take(), "all in flight: the caller refuses the post");
+      assertEquals(4096, requests.inUse());
       long back = taken.iterator().next();
       requests.give(back);
+      assertEquals(4095, requests.inUse());
       assertEquals(back, requests.take());
       assertFalse(requests.owns(back + 8));
       assertFalse(requests.owns(0x1000));
