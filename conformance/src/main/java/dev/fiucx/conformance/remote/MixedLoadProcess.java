@@ -34,7 +34,8 @@ import java.util.List;
  *
  * <p>Arguments: {@code provider transport addressHex key n threads outPrefix}. Writes {@code
  * outPrefix.native}, {@code .cas} and {@code .lock}: every ticket of every thread, 8 bytes each,
- * big-endian. Exits 1 on any failed call, error completion or torn element.
+ * big-endian, and prints one line per thread, {@code SLOTS <describe's ucx.request_slots>}, as its
+ * domain saw them at the end. Exits 1 on any failed call, error completion or torn element.
  */
 public final class MixedLoadProcess {
   public static final long NATIVE_OFFSET = 0;
@@ -180,6 +181,7 @@ public final class MixedLoadProcess {
           }
         }
       }
+      System.out.println("SLOTS " + ini.domain.describe().get("ucx.request_slots"));
     }
   }
 
