@@ -67,6 +67,11 @@ public final class RemoteTarget implements Target {
     this.length = Long.parseLong(ready[3]);
   }
 
+  /** The target process's id (for its /proc figures). */
+  public long pid() {
+    return process.pid();
+  }
+
   @Override
   public byte[] address() {
     return address;

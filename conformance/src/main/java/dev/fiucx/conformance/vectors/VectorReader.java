@@ -91,6 +91,10 @@ public final class VectorReader {
       throw new IllegalArgumentException("count must be a positive integer");
     }
     int count = n.get("count").asInt();
+    if (count > Integer.MAX_VALUE / dt.size()) {
+      // count * size would wrap around and match short (even empty) buffers
+      throw new IllegalArgumentException("count " + count + " is too large for " + dt.fiName());
+    }
     int bytes = count * dt.size();
     return new VectorCase(
         id,

@@ -17,7 +17,8 @@ import picocli.CommandLine.Command;
       DemoCommand.class,
       ConformanceCommand.class,
       BenchCommand.class,
-      JmhCommand.class
+      JmhCommand.class,
+      SoakCommand.class
     })
 public final class FiucxCli {
   /** The project version, the same one the HTML conformance report names. */
