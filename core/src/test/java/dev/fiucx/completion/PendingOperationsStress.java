@@ -55,7 +55,7 @@ public final class PendingOperationsStress {
       ring.reserve();
       int slot = pending.peek();
       posted = slot;
-      pending.openAt(slot, CONTEXT, ring, true, null, 0);
+      pending.openAt(slot, CONTEXT, ring, true, null, 0, null);
     }
 
     @Actor
