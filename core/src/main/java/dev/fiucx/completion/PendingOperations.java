@@ -38,6 +38,7 @@ public final class PendingOperations {
   private final int[] state;
   private final int mask;
   private final boolean concurrent;
+  private final OperationCounts counts;
   private int cursor;
 
   /** Room for {@code capacity} operations in flight (rounded up to a power of two), concurrent. */
@@ -60,6 +61,12 @@ public final class PendingOperations {
     state = new int[n];
     mask = n - 1;
     this.concurrent = concurrent;
+    this.counts = new OperationCounts(n);
+  }
+
+  /** What metrics read: every finished operation is counted there. */
+  public OperationCounts counts() {
+    return counts;
   }
 
   /**
@@ -214,6 +221,7 @@ public final class PendingOperations {
    */
   private void finish(int slot, boolean byPoster) {
     int st = concurrent ? (int) INTS.getVolatile(status, slot) : status[slot];
+    counts.finished(slot, st, byPoster);
     CompletionRing q = queues[slot];
     CompletionCounter counter = counters[slot];
     if (st == 0) {

@@ -323,6 +323,26 @@ public final class EngineDomain implements Domain, TransportCompletions {
     return facts;
   }
 
+  private volatile boolean latencyTimed;
+
+  /** The operation counts of every endpoint ever opened, closed ones too (metrics add them up). */
+  public dev.fiucx.completion.OperationCounts[] operationCounts() {
+    EngineEndpoint[] eps = endpoints;
+    var counts = new dev.fiucx.completion.OperationCounts[eps.length];
+    for (int i = 0; i < eps.length; i++) {
+      counts[i] = eps[i].counts();
+    }
+    return counts;
+  }
+
+  /** Whether endpoints, present and future, sum their operations' latency (metrics switch it). */
+  public synchronized void timeLatency(boolean on) {
+    latencyTimed = on;
+    for (EngineEndpoint ep : endpoints) {
+      ep.counts().timeLatency(on);
+    }
+  }
+
   /** Progresses the transport once (manual progress); returns the events processed. */
   public int progress() {
     return progress.progress();
@@ -355,6 +375,7 @@ public final class EngineDomain implements Domain, TransportCompletions {
     EngineEndpoint[] old = endpoints;
     EngineEndpoint[] next = java.util.Arrays.copyOf(old, old.length + 1);
     EngineEndpoint ep = new EngineEndpoint(this, old.length, progress);
+    ep.counts().timeLatency(latencyTimed);
     next[old.length] = ep;
     endpoints = next;
     opened.add(ep);

@@ -15,6 +15,7 @@ import dev.fiucx.Ioc;
 import dev.fiucx.MemoryRegion;
 import dev.fiucx.completion.CompletionCounter;
 import dev.fiucx.completion.CompletionRing;
+import dev.fiucx.completion.OperationCounts;
 import dev.fiucx.completion.PendingOperations;
 import dev.fiucx.dispatch.Dispatcher;
 import dev.fiucx.dispatch.LocalElements.Need;
@@ -47,6 +48,7 @@ final class EngineEndpoint implements Endpoint {
   private final boolean virtualAddressing;
   private final Progress progress;
   private final PendingOperations pending;
+  private final OperationCounts counts;
   private final Arena arena = Arena.ofShared();
   private final CasLoop casLoop;
   private final RemoteLock remoteLock;
@@ -67,6 +69,7 @@ final class EngineEndpoint implements Endpoint {
     this.virtualAddressing = domain.attr().virtualAddressing();
     this.progress = progress;
     this.pending = new PendingOperations(IN_FLIGHT, domain.concurrent());
+    this.counts = pending.counts();
     // the CAS loop's steps carry tokens with bit 31 of the low word set; slots stay below it
     this.casLoop =
         new CasLoop(
@@ -171,7 +174,7 @@ final class EngineEndpoint implements Endpoint {
       Object context) {
     AtomicCell one = count == 1 ? validCell(AtomicFamily.BASE, op, datatype) : null;
     if (one != null) {
-      return postOne(one, buf, null, null, destAddr, addr, key, context, 0);
+      return counts.refused(postOne(one, buf, null, null, destAddr, addr, key, context, 0));
     }
     dispatcher.operands.set(buf, count);
     dispatcher.targets.set(addr, count, key);
@@ -191,7 +194,7 @@ final class EngineEndpoint implements Endpoint {
       Object context) {
     int rc = dispatcher.operands.set(iov, count);
     if (rc < 0) {
-      return rc;
+      return counts.refused(rc);
     }
     dispatcher.targets.set(addr, dispatcher.operands.check(1, Need.COUNT_ONLY), key);
     return submit(AtomicFamily.BASE, op, datatype, destAddr, context, defaultFlags());
@@ -201,7 +204,7 @@ final class EngineEndpoint implements Endpoint {
   public int atomicmsg(AtomicMsg msg, long flags) {
     int rc = setMessage(msg);
     return rc < 0
-        ? rc
+        ? counts.refused(rc)
         : submit(AtomicFamily.BASE, msg.op(), msg.datatype(), msg.addr(), msg.context(), flags);
   }
 
@@ -216,7 +219,8 @@ final class EngineEndpoint implements Endpoint {
       FiOp op) {
     AtomicCell one = count == 1 ? validCell(AtomicFamily.BASE, op, datatype) : null;
     if (one != null) {
-      return postOne(one, buf, null, null, destAddr, addr, key, null, FiFlags.INJECT);
+      return counts.refused(
+          postOne(one, buf, null, null, destAddr, addr, key, null, FiFlags.INJECT));
     }
     dispatcher.operands.set(buf, count);
     dispatcher.targets.set(addr, count, key);
@@ -240,7 +244,7 @@ final class EngineEndpoint implements Endpoint {
       Object context) {
     AtomicCell one = count == 1 ? validCell(AtomicFamily.FETCH, op, datatype) : null;
     if (one != null) {
-      return postOne(one, buf, null, result, destAddr, addr, key, context, 0);
+      return counts.refused(postOne(one, buf, null, result, destAddr, addr, key, context, 0));
     }
     dispatcher.operands.set(buf, count);
     dispatcher.results.set(result, count);
@@ -264,7 +268,7 @@ final class EngineEndpoint implements Endpoint {
       Object context) {
     int rc = setLocal(iov, count, null, 0, resultv, resultCount);
     if (rc < 0) {
-      return rc;
+      return counts.refused(rc);
     }
     dispatcher.targets.set(addr, dispatcher.operands.check(1, Need.COUNT_ONLY), key);
     return submit(AtomicFamily.FETCH, op, datatype, destAddr, context, defaultFlags());
@@ -275,11 +279,11 @@ final class EngineEndpoint implements Endpoint {
       AtomicMsg msg, Ioc[] resultv, MemoryRegion[] resultDesc, int resultCount, long flags) {
     int rc = setMessage(msg);
     if (rc < 0) {
-      return rc;
+      return counts.refused(rc);
     }
     rc = dispatcher.results.set(resultv, resultCount);
     return rc < 0
-        ? rc
+        ? counts.refused(rc)
         : submit(AtomicFamily.FETCH, msg.op(), msg.datatype(), msg.addr(), msg.context(), flags);
   }
 
@@ -302,7 +306,7 @@ final class EngineEndpoint implements Endpoint {
       Object context) {
     AtomicCell one = count == 1 ? validCell(AtomicFamily.COMPARE, op, datatype) : null;
     if (one != null) {
-      return postOne(one, buf, compare, result, destAddr, addr, key, context, 0);
+      return counts.refused(postOne(one, buf, compare, result, destAddr, addr, key, context, 0));
     }
     dispatcher.operands.set(buf, count);
     dispatcher.compares.set(compare, count);
@@ -330,7 +334,7 @@ final class EngineEndpoint implements Endpoint {
       Object context) {
     int rc = setLocal(iov, count, comparev, compareCount, resultv, resultCount);
     if (rc < 0) {
-      return rc;
+      return counts.refused(rc);
     }
     dispatcher.targets.set(addr, dispatcher.operands.check(1, Need.COUNT_ONLY), key);
     return submit(AtomicFamily.COMPARE, op, datatype, destAddr, context, defaultFlags());
@@ -348,15 +352,15 @@ final class EngineEndpoint implements Endpoint {
       long flags) {
     int rc = setMessage(msg);
     if (rc < 0) {
-      return rc;
+      return counts.refused(rc);
     }
     rc = dispatcher.compares.set(comparev, compareCount);
     if (rc < 0) {
-      return rc;
+      return counts.refused(rc);
     }
     rc = dispatcher.results.set(resultv, resultCount);
     return rc < 0
-        ? rc
+        ? counts.refused(rc)
         : submit(AtomicFamily.COMPARE, msg.op(), msg.datatype(), msg.addr(), msg.context(), flags);
   }
 
@@ -509,6 +513,7 @@ final class EngineEndpoint implements Endpoint {
       }
       return slot;
     }
+    long start = counts.start();
     rc =
         dispatcher.postOne(
             cell,
@@ -528,8 +533,10 @@ final class EngineEndpoint implements Endpoint {
       return rc;
     }
     if (rc == TransportPeer.PENDING) {
+      counts.opened(slot, cell, 1, start);
       pending.openAt(slot, context, cq, wantCompletion, counter, cqFlags);
     } else {
+      counts.done(cell, start);
       if (wantCompletion) {
         cq.complete(context, cqFlags, 0);
       }
@@ -576,7 +583,7 @@ final class EngineEndpoint implements Endpoint {
     if (rc < 0) {
       dispatcher.forget();
     }
-    return rc;
+    return counts.refused(rc);
   }
 
   private int validateAndPost(
@@ -685,9 +692,11 @@ final class EngineEndpoint implements Endpoint {
       }
       return slot;
     }
+    counts.opened(slot, cell, elements, counts.start());
     long token = ((long) index << 32) | slot;
     int pendingElements = dispatcher.post(cell, peer, locks, elements, pending, slot, token);
     if (pendingElements < 0) {
+      counts.cancelled();
       pending.cancel(slot);
       return pendingElements;
     }
@@ -729,6 +738,11 @@ final class EngineEndpoint implements Endpoint {
    */
   int drainEmulation() {
     return released ? 0 : casLoop.drain() + remoteLock.drain();
+  }
+
+  /** What metrics read of this endpoint's operations. */
+  OperationCounts counts() {
+    return counts;
   }
 
   /** Operations posted and not yet completed. */
