@@ -52,16 +52,18 @@ import java.util.function.ToLongFunction;
  *       op, datatype and mechanism: count and total time of the operations that ended since.
  * </ul>
  *
- * <p>No tag names a peer, key or address: the series are bounded by the atomic table. In the worst
- * case, the 354 valid cells of the reference table give 354 x 2 outcomes x 2 meters = 1,416
- * operation and element series, 354 latency series, and 2 x the errnos of {@link FiErrno} (57
- * today) error series.
+ * <p>No tag names a peer, key or address: the series are bounded by the atomic table. A cell's
+ * series exist once it has been used ({@link #refresh}); in the worst case, every one of the 354
+ * valid cells of the reference table used, 354 x 2 outcomes x 2 meters = 1,416 operation and
+ * element series and 354 latency series. The error series, 2 x the errnos of {@link FiErrno} (57
+ * today), exist from the start.
  */
 public final class FiucxMetrics implements MeterBinder, AutoCloseable {
   private final EngineDomain domain;
   private final Tags common;
   private final List<Meter.Id> bound = new ArrayList<>();
   private final List<MeterRegistry> registries = new ArrayList<>();
+  private final boolean[] shown = new boolean[OperationCounts.CELLS];
   private boolean latency;
 
   /** The metrics of {@code domain}, a domain of this library's engine (every provider's is). */
@@ -90,39 +92,6 @@ public final class FiucxMetrics implements MeterBinder, AutoCloseable {
   @Override
   public synchronized void bindTo(MeterRegistry registry) {
     registries.add(registry);
-    for (AtomicCell cell : domain.table().validCells()) {
-      int index = OperationCounts.index(cell.family(), cell.op(), cell.datatype());
-      Tags tags = common.and(cellTags(cell));
-      for (boolean ok : new boolean[] {true, false}) {
-        Tags t = tags.and("outcome", ok ? "ok" : "error");
-        counter(
-            registry,
-            "fiucx.atomic.operations",
-            "atomic operations that ended (a refused call is no operation)",
-            "operations",
-            t,
-            d -> sum(d, c -> c.operations(index, ok)));
-        counter(
-            registry,
-            "fiucx.atomic.elements",
-            "elements of the atomic operations that ended",
-            "elements",
-            t,
-            d -> sum(d, c -> c.elements(index, ok)));
-      }
-      if (latency) {
-        add(
-            FunctionTimer.builder(
-                    "fiucx.atomic.latency",
-                    domain,
-                    d -> sum(d, c -> c.timedOperations(index)),
-                    d -> sum(d, c -> c.timedNanos(index)),
-                    TimeUnit.NANOSECONDS)
-                .description("time from post to completion of the atomic operations that ended")
-                .tags(tags)
-                .register(registry));
-      }
-    }
     for (Map.Entry<Integer, String> e : errnoNames().entrySet()) {
       int errno = e.getKey();
       Tags t = common.and("errno", e.getValue());
@@ -147,7 +116,10 @@ public final class FiucxMetrics implements MeterBinder, AutoCloseable {
         "atomic operations posted and not yet ended",
         null,
         common,
-        d -> sum(d, OperationCounts::outstanding));
+        d -> {
+          refresh(); // a scrape reads every gauge: the cells used since the last one show up
+          return sum(d, OperationCounts::outstanding);
+        });
     EmulationCounters em = domain.emulationCounters();
     emulation(
         registry,
@@ -215,6 +187,86 @@ public final class FiucxMetrics implements MeterBinder, AutoCloseable {
     if (latency) {
       domain.timeLatency(true);
     }
+    for (int i = 0; i < shown.length; i++) {
+      if (shown[i]) { // a second registry gets the cells the first one shows
+        AtomicCell cell = cellAt(i);
+        bindCell(registry, cell, i);
+      }
+    }
+    refresh();
+  }
+
+  private AtomicCell cellAt(int index) {
+    for (AtomicCell cell : domain.table().validCells()) {
+      if (OperationCounts.index(cell.family(), cell.op(), cell.datatype()) == index) {
+        return cell;
+      }
+    }
+    throw new IllegalStateException("no valid cell at " + index);
+  }
+
+  /**
+   * Registers the meters of every cell used since the last call (its first operation ended), in
+   * every registry bound. A scrape calls it (through the {@code fiucx.atomic.outstanding} gauge),
+   * so a cell's series appear in the scrape after its first operation; only used cells cost a
+   * scrape anything.
+   */
+  public synchronized void refresh() {
+    if (registries.isEmpty()) {
+      return;
+    }
+    OperationCounts[] counts = domain.operationCounts();
+    for (AtomicCell cell : domain.table().validCells()) {
+      int index = OperationCounts.index(cell.family(), cell.op(), cell.datatype());
+      if (!shown[index] && used(counts, index)) {
+        shown[index] = true;
+        for (MeterRegistry registry : registries) {
+          bindCell(registry, cell, index);
+        }
+      }
+    }
+  }
+
+  private static boolean used(OperationCounts[] counts, int index) {
+    for (OperationCounts c : counts) {
+      if (c.operations(index, true) != 0 || c.operations(index, false) != 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private void bindCell(MeterRegistry registry, AtomicCell cell, int index) {
+    Tags tags = common.and(cellTags(cell));
+    for (boolean ok : new boolean[] {true, false}) {
+      Tags t = tags.and("outcome", ok ? "ok" : "error");
+      counter(
+          registry,
+          "fiucx.atomic.operations",
+          "atomic operations that ended (a refused call is no operation)",
+          "operations",
+          t,
+          d -> sum(d, c -> c.operations(index, ok)));
+      counter(
+          registry,
+          "fiucx.atomic.elements",
+          "elements of the atomic operations that ended",
+          "elements",
+          t,
+          d -> sum(d, c -> c.elements(index, ok)));
+    }
+    if (latency) {
+      add(
+          FunctionTimer.builder(
+                  "fiucx.atomic.latency",
+                  domain,
+                  d -> sum(d, c -> c.timedOperations(index)),
+                  d -> sum(d, c -> c.timedNanos(index)),
+                  TimeUnit.NANOSECONDS)
+              .description("time from post to completion of the atomic operations that ended")
+              .tags(tags)
+              .register(registry));
+    }
   }
 
   /** Removes the meters from every registry they were bound to; the latency timer stops. */
@@ -230,6 +282,7 @@ public final class FiucxMetrics implements MeterBinder, AutoCloseable {
     }
     registries.clear();
     bound.clear();
+    java.util.Arrays.fill(shown, false);
   }
 
   private static Tags cellTags(AtomicCell cell) {

@@ -190,6 +190,7 @@ class FiucxMetricsOverUcxTest {
               key,
               null));
 
+      // read as a scrape reads it, the gauge also registers the meters of the cells used since
       assertEquals(0.0, gauge(registry, "fiucx.atomic.outstanding"));
       String fetchSum = mechanism(ini, FiDatatype.UINT64, FiFlags.FETCH_ATOMIC, FiOp.SUM);
       assertEquals("native", fetchSum);
@@ -321,6 +322,7 @@ class FiucxMetricsOverUcxTest {
               null);
           ini.awaitCompletion();
         }
+        metrics.refresh(); // what a scrape does first: the cells used since show up
         var timer =
             registry
                 .get("fiucx.atomic.latency")
