@@ -335,6 +335,21 @@ public final class EngineDomain implements Domain, TransportCompletions {
     return counts;
   }
 
+  /**
+   * How many peers of this domain's address vectors the transport found dead (metrics read it from
+   * any thread: it reads the peers' flags, never the transport).
+   */
+  public int failedPeers() {
+    java.util.Set<dev.fiucx.spi.TransportPeer> failed =
+        java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    for (AutoCloseable o : opened) {
+      if (o instanceof EngineAddressVector av) {
+        av.addFailedPeers(failed);
+      }
+    }
+    return failed.size();
+  }
+
   /** Whether endpoints, present and future, sum their operations' latency (metrics switch it). */
   public synchronized void timeLatency(boolean on) {
     latencyTimed = on;

@@ -169,7 +169,7 @@ public final class FiucxMetrics implements MeterBinder, AutoCloseable {
         "peers the transport found dead",
         null,
         common,
-        FiucxMetrics::failedPeers);
+        EngineDomain::failedPeers);
     counter(
         registry,
         "fiucx.domain.errors",
@@ -306,13 +306,6 @@ public final class FiucxMetrics implements MeterBinder, AutoCloseable {
         "atomic_mode", facts.getOrDefault("ucx.atomic_mode", "unknown"),
         "progress", facts.getOrDefault("progress", "unknown"),
         "demoted_ops", demoted);
-  }
-
-  /** Peers the transport reported dead in its facts ({@code <provider>.peer.<id>.failed}). */
-  private static double failedPeers(EngineDomain d) {
-    return d.describe().keySet().stream()
-        .filter(k -> k.matches(".*\\.peer\\.[^.]+\\.failed"))
-        .count();
   }
 
   private static long sum(EngineDomain d, ToLongFunction<OperationCounts> f) {
