@@ -50,6 +50,7 @@ public final class PendingOperations {
 
   private final int mask;
   private final boolean concurrent;
+  private final OperationCounts counts;
   private int cursor;
 
   /** Room for {@code capacity} operations in flight (rounded up to a power of two), concurrent. */
@@ -74,6 +75,12 @@ public final class PendingOperations {
     moreResults = new MemorySegment[n][];
     mask = n - 1;
     this.concurrent = concurrent;
+    this.counts = new OperationCounts(n);
+  }
+
+  /** What metrics read: every finished operation is counted there. */
+  public OperationCounts counts() {
+    return counts;
   }
 
   /**
@@ -250,6 +257,7 @@ public final class PendingOperations {
    */
   private void finish(int slot, boolean byPoster) {
     int st = concurrent ? (int) INTS.getVolatile(status, slot) : status[slot];
+    counts.finished(slot, st, byPoster);
     CompletionRing q = queues[slot];
     CompletionCounter counter = counters[slot];
     if (st == 0) {

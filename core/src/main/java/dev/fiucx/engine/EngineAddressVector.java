@@ -58,6 +58,15 @@ final class EngineAddressVector implements AddressVector {
     peer.close();
   }
 
+  /** Adds the peers here that the transport found dead to {@code failed}. */
+  void addFailedPeers(java.util.Set<TransportPeer> failed) {
+    for (TransportPeer p : table) {
+      if (p != null && p.failed()) {
+        failed.add(p);
+      }
+    }
+  }
+
   /** The peer at {@code fiAddr}, or null. Allocation-free. */
   TransportPeer peer(long fiAddr) {
     TransportPeer[] t = table;

@@ -405,6 +405,41 @@ public final class EngineDomain implements Domain, TransportCompletions {
     return facts;
   }
 
+  private volatile boolean latencyTimed;
+
+  /** The operation counts of every endpoint ever opened, closed ones too (metrics add them up). */
+  public dev.fiucx.completion.OperationCounts[] operationCounts() {
+    EngineEndpoint[] eps = endpoints;
+    var counts = new dev.fiucx.completion.OperationCounts[eps.length];
+    for (int i = 0; i < eps.length; i++) {
+      counts[i] = eps[i].counts();
+    }
+    return counts;
+  }
+
+  /**
+   * How many peers of this domain's address vectors the transport found dead (metrics read it from
+   * any thread: it reads the peers' flags, never the transport).
+   */
+  public int failedPeers() {
+    java.util.Set<dev.fiucx.spi.TransportPeer> failed =
+        java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    for (AutoCloseable o : opened) {
+      if (o instanceof EngineAddressVector av) {
+        av.addFailedPeers(failed);
+      }
+    }
+    return failed.size();
+  }
+
+  /** Whether endpoints, present and future, sum their operations' latency (metrics switch it). */
+  public synchronized void timeLatency(boolean on) {
+    latencyTimed = on;
+    for (EngineEndpoint ep : endpoints) {
+      ep.counts().timeLatency(on);
+    }
+  }
+
   /** Progresses the transport once (manual progress); returns the events processed. */
   public int progress() {
     return progress.progress();
@@ -444,6 +479,7 @@ public final class EngineDomain implements Domain, TransportCompletions {
     EngineEndpoint ep =
         new EngineEndpoint(
             this, old.length, progress, domainGuard != null ? domainGuard : CallGuard.refusing());
+    ep.counts().timeLatency(latencyTimed);
     next[old.length] = ep;
     endpoints = next;
     opened.add(ep);

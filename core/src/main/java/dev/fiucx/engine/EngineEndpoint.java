@@ -15,6 +15,7 @@ import dev.fiucx.Ioc;
 import dev.fiucx.MemoryRegion;
 import dev.fiucx.completion.CompletionCounter;
 import dev.fiucx.completion.CompletionRing;
+import dev.fiucx.completion.OperationCounts;
 import dev.fiucx.completion.PendingOperations;
 import dev.fiucx.dispatch.Dispatcher;
 import dev.fiucx.dispatch.LocalElements;
@@ -53,6 +54,7 @@ final class EngineEndpoint implements Endpoint {
   private final boolean virtualAddressing;
   private final Progress progress;
   private final PendingOperations pending;
+  private final OperationCounts counts;
   private final Arena arena = Arena.ofShared();
   private final CasLoop casLoop;
   private final RemoteLock remoteLock;
@@ -82,6 +84,7 @@ final class EngineEndpoint implements Endpoint {
     this.virtualAddressing = domain.attr().virtualAddressing();
     this.progress = progress;
     this.pending = new PendingOperations(IN_FLIGHT, domain.concurrent());
+    this.counts = pending.counts();
     // the CAS loop's steps carry tokens with bit 31 of the low word set; slots stay below it
     this.casLoop =
         new CasLoop(
@@ -513,7 +516,7 @@ final class EngineEndpoint implements Endpoint {
       Object context) {
     AtomicCell one = count == 1 ? validCell(AtomicFamily.BASE, op, datatype) : null;
     if (one != null) {
-      return postOne(one, buf, null, null, destAddr, addr, key, context, 0);
+      return counts.refused(postOne(one, buf, null, null, destAddr, addr, key, context, 0));
     }
     dispatcher.operands.set(buf, count);
     dispatcher.targets.set(addr, count, key);
@@ -532,7 +535,7 @@ final class EngineEndpoint implements Endpoint {
       Object context) {
     int rc = dispatcher.operands.set(iov, count);
     if (rc < 0) {
-      return rc;
+      return counts.refused(rc);
     }
     dispatcher.targets.set(addr, dispatcher.operands.check(1, Need.COUNT_ONLY), key);
     return submit(AtomicFamily.BASE, op, datatype, destAddr, context, defaultFlags());
@@ -541,7 +544,7 @@ final class EngineEndpoint implements Endpoint {
   private int atomicmsgInside(AtomicMsg msg, long flags) {
     int rc = setMessage(msg);
     return rc < 0
-        ? rc
+        ? counts.refused(rc)
         : submit(AtomicFamily.BASE, msg.op(), msg.datatype(), msg.addr(), msg.context(), flags);
   }
 
@@ -555,7 +558,8 @@ final class EngineEndpoint implements Endpoint {
       FiOp op) {
     AtomicCell one = count == 1 ? validCell(AtomicFamily.BASE, op, datatype) : null;
     if (one != null) {
-      return postOne(one, buf, null, null, destAddr, addr, key, null, FiFlags.INJECT);
+      return counts.refused(
+          postOne(one, buf, null, null, destAddr, addr, key, null, FiFlags.INJECT));
     }
     dispatcher.operands.set(buf, count);
     dispatcher.targets.set(addr, count, key);
@@ -578,7 +582,7 @@ final class EngineEndpoint implements Endpoint {
       Object context) {
     AtomicCell one = count == 1 ? validCell(AtomicFamily.FETCH, op, datatype) : null;
     if (one != null) {
-      return postOne(one, buf, null, result, destAddr, addr, key, context, 0);
+      return counts.refused(postOne(one, buf, null, result, destAddr, addr, key, context, 0));
     }
     dispatcher.operands.set(buf, count);
     dispatcher.results.set(result, count);
@@ -601,7 +605,7 @@ final class EngineEndpoint implements Endpoint {
       Object context) {
     int rc = setLocal(iov, count, null, 0, resultv, resultCount);
     if (rc < 0) {
-      return rc;
+      return counts.refused(rc);
     }
     dispatcher.targets.set(addr, dispatcher.operands.check(1, Need.COUNT_ONLY), key);
     return submit(AtomicFamily.FETCH, op, datatype, destAddr, context, defaultFlags());
@@ -611,11 +615,11 @@ final class EngineEndpoint implements Endpoint {
       AtomicMsg msg, Ioc[] resultv, MemoryRegion[] resultDesc, int resultCount, long flags) {
     int rc = setMessage(msg);
     if (rc < 0) {
-      return rc;
+      return counts.refused(rc);
     }
     rc = dispatcher.results.set(resultv, resultCount);
     return rc < 0
-        ? rc
+        ? counts.refused(rc)
         : submit(AtomicFamily.FETCH, msg.op(), msg.datatype(), msg.addr(), msg.context(), flags);
   }
 
@@ -637,7 +641,7 @@ final class EngineEndpoint implements Endpoint {
       Object context) {
     AtomicCell one = count == 1 ? validCell(AtomicFamily.COMPARE, op, datatype) : null;
     if (one != null) {
-      return postOne(one, buf, compare, result, destAddr, addr, key, context, 0);
+      return counts.refused(postOne(one, buf, compare, result, destAddr, addr, key, context, 0));
     }
     dispatcher.operands.set(buf, count);
     dispatcher.compares.set(compare, count);
@@ -664,7 +668,7 @@ final class EngineEndpoint implements Endpoint {
       Object context) {
     int rc = setLocal(iov, count, comparev, compareCount, resultv, resultCount);
     if (rc < 0) {
-      return rc;
+      return counts.refused(rc);
     }
     dispatcher.targets.set(addr, dispatcher.operands.check(1, Need.COUNT_ONLY), key);
     return submit(AtomicFamily.COMPARE, op, datatype, destAddr, context, defaultFlags());
@@ -681,15 +685,15 @@ final class EngineEndpoint implements Endpoint {
       long flags) {
     int rc = setMessage(msg);
     if (rc < 0) {
-      return rc;
+      return counts.refused(rc);
     }
     rc = dispatcher.compares.set(comparev, compareCount);
     if (rc < 0) {
-      return rc;
+      return counts.refused(rc);
     }
     rc = dispatcher.results.set(resultv, resultCount);
     return rc < 0
-        ? rc
+        ? counts.refused(rc)
         : submit(AtomicFamily.COMPARE, msg.op(), msg.datatype(), msg.addr(), msg.context(), flags);
   }
 
@@ -857,6 +861,7 @@ final class EngineEndpoint implements Endpoint {
       }
       return slot;
     }
+    long start = counts.start();
     try {
       rc =
           dispatcher.postOne(
@@ -880,9 +885,11 @@ final class EngineEndpoint implements Endpoint {
       return rc;
     }
     if (rc == TransportPeer.PENDING) {
+      counts.opened(slot, cell, 1, start);
       // the slot holds the result buffer until the element has written it
       pending.openAt(slot, context, cq, wantCompletion, counter, cqFlags, result);
     } else {
+      counts.done(cell, start);
       if (wantCompletion) {
         cq.complete(context, cqFlags, 0);
       }
@@ -932,7 +939,7 @@ final class EngineEndpoint implements Endpoint {
     if (rc < 0) {
       dispatcher.forget();
     }
-    return rc;
+    return counts.refused(rc);
   }
 
   private int validateAndPost(
@@ -1048,9 +1055,11 @@ final class EngineEndpoint implements Endpoint {
         pending.keep(slot, i, results.segment(i));
       }
     }
+    counts.opened(slot, cell, elements, counts.start());
     long token = ((long) index << 32) | slot;
     int pendingElements = dispatcher.post(cell, peer, locks, elements, pending, slot, token);
     if (pendingElements < 0) {
+      counts.cancelled();
       pending.cancel(slot);
       return pendingElements;
     }
@@ -1092,6 +1101,11 @@ final class EngineEndpoint implements Endpoint {
    */
   int drainEmulation() {
     return released ? 0 : casLoop.drain() + remoteLock.drain();
+  }
+
+  /** What metrics read of this endpoint's operations. */
+  OperationCounts counts() {
+    return counts;
   }
 
   /** Operations posted and not yet completed. */

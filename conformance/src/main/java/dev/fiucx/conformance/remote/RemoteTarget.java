@@ -116,6 +116,11 @@ public final class RemoteTarget implements Target {
     return Long.parseLong(expect("OK").substring(3).trim());
   }
 
+  /** The target process's id (to freeze it with SIGSTOP). */
+  public long pid() {
+    return process.pid();
+  }
+
   /** Kills the target process at once, as a crash would. */
   public void kill() {
     process.destroyForcibly();

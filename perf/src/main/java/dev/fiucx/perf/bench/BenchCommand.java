@@ -137,7 +137,7 @@ public final class BenchCommand implements Callable<Integer> {
       names = "--bind",
       paramLabel = "ADDR",
       defaultValue = "127.0.0.1",
-      description = "--server's bootstrap address (default ${DEFAULT-VALUE})")
+      description = "--server's bootstrap and --metrics-port's address (default ${DEFAULT-VALUE})")
   String bind;
 
   @Option(
@@ -154,6 +154,19 @@ public final class BenchCommand implements Callable<Integer> {
       paramLabel = "HOST:PORT",
       description = "run against a target started with --server there")
   String connect;
+
+  @Option(
+      names = "--metrics-port",
+      paramLabel = "PORT",
+      description =
+          "serve /metrics in Prometheus text format on --bind's address while bench runs (0"
+              + " picks a port and prints it)")
+  Integer metricsPort;
+
+  @Option(
+      names = "--metrics-latency",
+      description = "with --metrics-port: time every operation (fiucx_atomic_latency_seconds)")
+  boolean metricsLatency;
 
   @Option(names = "--parent-watch", hidden = true, description = "exit when stdin ends")
   boolean parentWatch;
@@ -223,7 +236,11 @@ public final class BenchCommand implements Callable<Integer> {
           throw new BenchUsageException("--connect wants HOST:PORT, not '" + connect + "'");
         }
       }
+      if (metricsPort != null && (metricsPort < 0 || metricsPort > 65535)) {
+        throw new BenchUsageException("--metrics-port is 0 .. 65535: " + metricsPort);
+      }
       return new BenchSession(cfg, outputs, System.out, System.err)
+          .withMetrics(bind, metricsPort, metricsLatency)
           .run(host, targetPort, System.out);
     } catch (BenchUsageException e) {
       System.err.println("fiucx bench: " + e.getMessage());

@@ -85,6 +85,11 @@ final class BenchInitiator implements AutoCloseable {
     }
   }
 
+  /** Every domain: one shared by the threads, or one per thread under manual progress. */
+  List<Domain> domains() {
+    return List.copyOf(domains);
+  }
+
   /** The first thread's domain: its facts stand for all. */
   Domain domain() {
     return domains.getFirst();

@@ -32,13 +32,30 @@ final class BenchSession {
     this.err = stderr;
   }
 
+  private String metricsBind;
+  private Integer metricsPort;
+  private boolean metricsLatency;
+
+  /** Serves /metrics on {@code port} of {@code bind} while the initiator is open (null: not). */
+  BenchSession withMetrics(String bind, Integer port, boolean latency) {
+    metricsBind = bind;
+    metricsPort = port;
+    metricsLatency = latency;
+    return this;
+  }
+
   /**
    * @param host the target's bootstrap host, or null to start a target process here
    */
   int run(String host, int port, PrintStream stdout) throws IOException {
     List<Integer> windows = windows();
     try (BenchInitiator initiator =
-        new BenchInitiator(cfg, windows.stream().max(Integer::compare).orElseThrow())) {
+            new BenchInitiator(cfg, windows.stream().max(Integer::compare).orElseThrow());
+        MetricsEndpoint metrics =
+            metricsPort == null
+                ? null
+                : new MetricsEndpoint(
+                    metricsBind, metricsPort, initiator.domains(), metricsLatency, err)) {
       AtomicAttr attr = checkedCell(initiator);
       ServerProcess started =
           host == null ? new ServerProcess(cfg.transport(), List.of(), err) : null;

@@ -140,6 +140,8 @@ class BenchOptionsTest {
         "--connect nohost",
         "--connect host:99999",
         "--port 5",
+        "--metrics-port 70000",
+        "--metrics-port -1",
         "--vs-ucx-perftest -o min -z int64",
         "--vs-ucx-perftest -z double",
         "--vs-ucx-perftest -t 2",

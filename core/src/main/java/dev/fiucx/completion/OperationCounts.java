@@ -1,0 +1,235 @@
+package dev.fiucx.completion;
+
+import dev.fiucx.AtomicFamily;
+import dev.fiucx.FiDatatype;
+import dev.fiucx.FiOp;
+import dev.fiucx.semantics.AtomicCell;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * One endpoint's plain counts of its operations, for metrics: operations and elements by cell and
+ * outcome, refused calls and CQ error entries by errno, operations in flight, and (switched on) the
+ * summed latency of each cell. The hot path only moves longs here: no allocation, no lock, no
+ * read-modify-write instruction, no Micrometer.
+ *
+ * <p>Two threads may write: the posting thread (calls, and operations it finishes itself) and the
+ * one that progresses (completions; under automatic progress the progress thread or a reader, one
+ * at a time). Each writes only its own {@link Side}, so a count is a plain load and an opaque
+ * store; readers (a metrics scrape, any thread) add both sides with opaque loads. The sides are
+ * separate arrays padded at both ends, so the two writers never share a cache line.
+ */
+public final class OperationCounts {
+  private static final int OPS = FiOp.values().length;
+  private static final int TYPES = FiDatatype.values().length;
+
+  /** How many cell indexes there are: every (family, op, datatype), valid or not. */
+  public static final int CELLS = AtomicFamily.values().length * OPS * TYPES;
+
+  /** Errnos counted one by one; anything larger (none is today) counts as {@link #ERRNOS} - 1. */
+  public static final int ERRNOS = 512;
+
+  private static final int PAD = 16; // 128 bytes of longs before and after each array
+  private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
+
+  private final Side poster = new Side();
+  private final Side progress = new Side();
+  private final int[] slotCell;
+  private final long[] slotElements;
+  private final long[] slotStart;
+  private volatile boolean timed;
+
+  /**
+   * @param slots the size of the endpoint's {@link PendingOperations} (a power of two)
+   */
+  public OperationCounts(int slots) {
+    int n = Integer.highestOneBit(Math.max(2, slots) - 1) << 1;
+    slotCell = new int[n];
+    slotElements = new long[n];
+    slotStart = new long[n];
+  }
+
+  /** The index of a cell in the counts: (family, op, datatype), in declaration order. */
+  public static int index(AtomicFamily family, FiOp op, FiDatatype datatype) {
+    return (family.ordinal() * OPS + op.ordinal()) * TYPES + datatype.ordinal();
+  }
+
+  private static int index(AtomicCell cell) {
+    return index(cell.family(), cell.op(), cell.datatype());
+  }
+
+  /** Switches the latency sums on or off (off: the hot path reads no clock). */
+  public void timeLatency(boolean on) {
+    timed = on;
+  }
+
+  /** A start time for {@link #opened} or {@link #done}: the clock when latency is timed, else 0. */
+  public long start() {
+    return timed ? System.nanoTime() : 0;
+  }
+
+  // --- the posting thread ---
+
+  /**
+   * The poster opened {@code slot} for an operation of {@code elements} elements on {@code cell}:
+   * before it posts, since the completion may come at once on another thread.
+   */
+  public void opened(int slot, AtomicCell cell, long elements, long start) {
+    slotCell[slot] = index(cell);
+    slotElements[slot] = elements;
+    slotStart[slot] = start;
+    poster.add(Side.OPENED, 1);
+  }
+
+  /** An opened slot posted nothing after all (the call was refused): it never finishes. */
+  public void cancelled() {
+    poster.add(Side.OPENED, -1);
+  }
+
+  /** One element on {@code cell} finished at once without a slot: an operation done, ok. */
+  public void done(AtomicCell cell, long start) {
+    int c = index(cell);
+    poster.add(Side.cellAt(c, true), 1);
+    poster.add(Side.cellAt(c, true) + 1, 1);
+    if (start != 0) {
+      poster.addLatency(c, System.nanoTime() - start);
+    }
+  }
+
+  /** Counts a refused call's {@code rc} when negative; returns it. */
+  public int refused(int rc) {
+    if (rc < 0) {
+      poster.add(Side.callErrorAt(-rc), 1);
+    }
+    return rc;
+  }
+
+  // --- whoever finishes a slot ---
+
+  /**
+   * The operation in {@code slot} finished with {@code status} (0 or a negative errno); {@code
+   * byPoster} when the posting thread finishes it, else progress does.
+   */
+  public void finished(int slot, int status, boolean byPoster) {
+    Side side = byPoster ? poster : progress;
+    int c = slotCell[slot];
+    int at = Side.cellAt(c, status == 0);
+    side.add(at, 1);
+    side.add(at + 1, slotElements[slot]);
+    side.add(Side.FINISHED, 1);
+    if (status != 0) {
+      side.add(Side.completionErrorAt(-status), 1);
+    }
+    long start = slotStart[slot];
+    if (start != 0) {
+      side.addLatency(c, System.nanoTime() - start);
+    }
+  }
+
+  // --- readers (any thread) ---
+
+  /** Operations on cell {@code cell} that ended ok, or with an error entry. */
+  public long operations(int cell, boolean ok) {
+    return sum(Side.cellAt(cell, ok));
+  }
+
+  /** Elements of those operations. */
+  public long elements(int cell, boolean ok) {
+    return sum(Side.cellAt(cell, ok) + 1);
+  }
+
+  /** Calls refused with {@code -errno}. */
+  public long callErrors(int errno) {
+    return sum(Side.callErrorAt(errno));
+  }
+
+  /** CQ error entries (operations that failed) with {@code errno}. */
+  public long completionErrors(int errno) {
+    return sum(Side.completionErrorAt(errno));
+  }
+
+  /** Operations posted and not yet finished (those done at once never count). */
+  public long outstanding() {
+    return Math.max(0, sum(Side.OPENED) - sum(Side.FINISHED));
+  }
+
+  /** Timed operations on {@code cell} (those that ended while latency was timed). */
+  public long timedOperations(int cell) {
+    return poster.latencyCount(cell) + progress.latencyCount(cell);
+  }
+
+  /** Their summed latency in nanoseconds. */
+  public long timedNanos(int cell) {
+    return poster.latencyNanos(cell) + progress.latencyNanos(cell);
+  }
+
+  private long sum(int at) {
+    return poster.get(at) + progress.get(at);
+  }
+
+  /** One writer's counts. */
+  private static final class Side {
+    static final int OPENED = PAD;
+    static final int FINISHED = PAD + 1;
+    private static final int CELLS_AT = PAD + 2;
+    private static final int CALL_ERRORS_AT = CELLS_AT + CELLS * 4;
+    private static final int COMPLETION_ERRORS_AT = CALL_ERRORS_AT + ERRNOS;
+    private static final int LENGTH = COMPLETION_ERRORS_AT + ERRNOS + PAD;
+
+    private final long[] counts = new long[LENGTH];
+    // [PAD + 2 * cell]: count, nanos; allocated on first use, written by this side's thread only
+    private long[] latency;
+
+    /** Operations of {@code cell} by outcome; the elements are at the next index. */
+    static int cellAt(int cell, boolean ok) {
+      return CELLS_AT + cell * 4 + (ok ? 0 : 2);
+    }
+
+    static int callErrorAt(int errno) {
+      return CALL_ERRORS_AT + Math.min(errno, ERRNOS - 1);
+    }
+
+    static int completionErrorAt(int errno) {
+      return COMPLETION_ERRORS_AT + Math.min(errno, ERRNOS - 1);
+    }
+
+    void add(int at, long n) {
+      LONGS.setOpaque(counts, at, counts[at] + n);
+    }
+
+    long get(int at) {
+      return (long) LONGS.getOpaque(counts, at);
+    }
+
+    void addLatency(int cell, long nanos) {
+      long[] l = latency;
+      if (l == null) {
+        l = new long[PAD + 2 * CELLS + PAD]; // once, when latency is first switched on
+        LATENCY.setRelease(this, l);
+      }
+      int at = PAD + 2 * cell;
+      LONGS.setOpaque(l, at + 1, l[at + 1] + nanos);
+      LONGS.setOpaque(l, at, l[at] + 1);
+    }
+
+    long latencyCount(int cell) {
+      long[] l = (long[]) LATENCY.getAcquire(this);
+      return l == null ? 0 : (long) LONGS.getOpaque(l, PAD + 2 * cell);
+    }
+
+    long latencyNanos(int cell) {
+      long[] l = (long[]) LATENCY.getAcquire(this);
+      return l == null ? 0 : (long) LONGS.getOpaque(l, PAD + 2 * cell + 1);
+    }
+
+    private static final VarHandle LATENCY;
+
+    static {
+      try {
+        LATENCY = MethodHandles.lookup().findVarHandle(Side.class, "latency", long[].class);
+      } catch (ReflectiveOperationException e) {
+        throw new ExceptionInInitializerError(e);
+      }
+    }
+  }
+}

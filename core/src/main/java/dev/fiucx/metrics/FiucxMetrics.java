@@ -1,0 +1,380 @@
+package dev.fiucx.metrics;
+
+import dev.fiucx.Domain;
+import dev.fiucx.FiErrno;
+import dev.fiucx.FiException;
+import dev.fiucx.completion.OperationCounts;
+import dev.fiucx.emulation.EmulationCounters;
+import dev.fiucx.engine.EngineDomain;
+import dev.fiucx.semantics.AtomicCell;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.FunctionTimer;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
+import java.util.function.ToLongFunction;
+
+/**
+ * Binds a domain's atomic operations to the application's {@link MeterRegistry} (never the global
+ * one). Every meter reads counts the domain keeps anyway: the endpoints' plain per-cell counts
+ * ({@link OperationCounts}), the emulation's counters and the domain's facts. Binding costs the hot
+ * path nothing; the opt-in latency timer costs two clock reads per operation while it is on.
+ *
+ * <p>Meters (Prometheus adds {@code _total} to counters):
+ *
+ * <ul>
+ *   <li>{@code fiucx.atomic.operations}, {@code fiucx.atomic.elements}: operations (and their
+ *       elements) that ended, tagged {@code family}, {@code op}, {@code datatype} (libfabric's
+ *       names), {@code mechanism} and {@code outcome} ({@code ok}, or {@code error} for those that
+ *       ended in a CQ error entry). A refused call is no operation; it counts as an error.
+ *   <li>{@code fiucx.atomic.errors}: tagged {@code errno} ({@code FI_EFAULT}) and {@code where}:
+ *       {@code call} for a call refused with {@code -errno}, {@code completion} for an error entry.
+ *   <li>{@code fiucx.atomic.outstanding}: operations posted and not yet ended.
+ *   <li>{@code fiucx.cas.attempts}, {@code fiucx.cas.retries}, {@code fiucx.lock.acquisitions},
+ *       {@code fiucx.lock.waits}, {@code fiucx.lock.taken.over}, {@code fiucx.lock.reclaimed},
+ *       {@code fiucx.lock.lost}: the emulation's counts; {@code fiucx.peers.failed}: peers the
+ *       transport found dead; {@code fiucx.domain.errors}: exceptions the domain caught and
+ *       survived.
+ *   <li>{@code fiucx.domain.info}: 1, tagged with the domain's facts (provider, transport, UCX
+ *       version, atomic mode, demoted native ops).
+ *   <li>{@code fiucx.atomic.latency} (only after {@link #timeLatency}): a function timer by family,
+ *       op, datatype and mechanism: count and total time of the operations that ended since.
+ * </ul>
+ *
+ * <p>No tag names a peer, key or address: the series are bounded by the atomic table. A cell's
+ * series exist once it has been used ({@link #refresh}); in the worst case, every one of the 354
+ * valid cells of the reference table used, 354 x 2 outcomes x 2 meters = 1,416 operation and
+ * element series and 354 latency series. The error series, 2 x the errnos of {@link FiErrno} (57
+ * today), exist from the start.
+ */
+public final class FiucxMetrics implements MeterBinder, AutoCloseable {
+  private final EngineDomain domain;
+  private final Tags common;
+  private final List<Meter.Id> bound = new ArrayList<>();
+  private final List<MeterRegistry> registries = new ArrayList<>();
+  private final boolean[] shown = new boolean[OperationCounts.CELLS];
+  private boolean latency;
+
+  /** The metrics of {@code domain}, a domain of this library's engine (every provider's is). */
+  public FiucxMetrics(Domain domain) {
+    this(domain, Tags.empty());
+  }
+
+  /** The same, with {@code tags} on every meter (to tell two domains of one process apart). */
+  public FiucxMetrics(Domain domain, Iterable<io.micrometer.core.instrument.Tag> tags) {
+    if (!(domain instanceof EngineDomain engine)) {
+      throw new FiException(FiErrno.EINVAL, "not a domain of the fiucx engine: " + domain);
+    }
+    this.domain = engine;
+    this.common = Tags.of(tags);
+  }
+
+  /**
+   * Switches the latency timer on: {@code fiucx.atomic.latency} is registered at {@link #bindTo}
+   * and every endpoint reads the clock at post and completion while bound. Call before binding.
+   */
+  public FiucxMetrics timeLatency() {
+    latency = true;
+    return this;
+  }
+
+  @Override
+  public synchronized void bindTo(MeterRegistry registry) {
+    registries.add(registry);
+    for (Map.Entry<Integer, String> e : errnoNames().entrySet()) {
+      int errno = e.getKey();
+      Tags t = common.and("errno", e.getValue());
+      counter(
+          registry,
+          "fiucx.atomic.errors",
+          "atomic calls refused (where=call) and CQ error entries (where=completion), by errno",
+          "errors",
+          t.and("where", "call"),
+          d -> sum(d, c -> c.callErrors(errno)));
+      counter(
+          registry,
+          "fiucx.atomic.errors",
+          "atomic calls refused (where=call) and CQ error entries (where=completion), by errno",
+          "errors",
+          t.and("where", "completion"),
+          d -> sum(d, c -> c.completionErrors(errno)));
+    }
+    gauge(
+        registry,
+        "fiucx.atomic.outstanding",
+        "atomic operations posted and not yet ended",
+        null,
+        common,
+        d -> {
+          refresh(); // a scrape reads every gauge: the cells used since the last one show up
+          return sum(d, OperationCounts::outstanding);
+        });
+    EmulationCounters em = domain.emulationCounters();
+    emulation(
+        registry,
+        "fiucx.cas.attempts",
+        "compare-and-swaps the CAS loop posted",
+        "attempts",
+        em::casAttempts);
+    emulation(
+        registry,
+        "fiucx.cas.retries",
+        "compare-and-swaps that found another value and were retried",
+        "retries",
+        em::casRetries);
+    emulation(
+        registry,
+        "fiucx.lock.acquisitions",
+        "remote locks taken",
+        "acquisitions",
+        em::lockAcquisitions);
+    emulation(
+        registry,
+        "fiucx.lock.waits",
+        "tries that found a remote lock held",
+        "waits",
+        em::lockWaits);
+    emulation(
+        registry,
+        "fiucx.lock.taken.over",
+        "remote locks taken over after their lease ran out",
+        null,
+        em::locksTakenOver);
+    emulation(
+        registry,
+        "fiucx.lock.reclaimed",
+        "remote locks freed because the initiator holding them died",
+        null,
+        em::locksReclaimed);
+    emulation(
+        registry,
+        "fiucx.lock.lost",
+        "remote locks this domain held and found taken over",
+        null,
+        em::locksLost);
+    counter(
+        registry,
+        "fiucx.peers.failed",
+        "peers the transport found dead",
+        null,
+        common,
+        EngineDomain::failedPeers);
+    counter(
+        registry,
+        "fiucx.domain.errors",
+        "exceptions the domain caught and survived",
+        "errors",
+        common,
+        EngineDomain::errorCount);
+    gauge(
+        registry,
+        "fiucx.domain.info",
+        "the domain's facts as tags; the value is always 1",
+        null,
+        common.and(infoTags()),
+        d -> 1);
+    if (latency) {
+      domain.timeLatency(true);
+    }
+    for (int i = 0; i < shown.length; i++) {
+      if (shown[i]) { // a second registry gets the cells the first one shows
+        AtomicCell cell = cellAt(i);
+        bindCell(registry, cell, i);
+      }
+    }
+    refresh();
+  }
+
+  private AtomicCell cellAt(int index) {
+    for (AtomicCell cell : domain.table().validCells()) {
+      if (OperationCounts.index(cell.family(), cell.op(), cell.datatype()) == index) {
+        return cell;
+      }
+    }
+    throw new IllegalStateException("no valid cell at " + index);
+  }
+
+  /**
+   * Registers the meters of every cell used since the last call (its first operation ended), in
+   * every registry bound. A scrape calls it (through the {@code fiucx.atomic.outstanding} gauge),
+   * so a cell's series appear in the scrape after its first operation; only used cells cost a
+   * scrape anything.
+   */
+  public synchronized void refresh() {
+    if (registries.isEmpty()) {
+      return;
+    }
+    OperationCounts[] counts = domain.operationCounts();
+    for (AtomicCell cell : domain.table().validCells()) {
+      int index = OperationCounts.index(cell.family(), cell.op(), cell.datatype());
+      if (!shown[index] && used(counts, index)) {
+        shown[index] = true;
+        for (MeterRegistry registry : registries) {
+          bindCell(registry, cell, index);
+        }
+      }
+    }
+  }
+
+  private static boolean used(OperationCounts[] counts, int index) {
+    for (OperationCounts c : counts) {
+      if (c.operations(index, true) != 0 || c.operations(index, false) != 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private void bindCell(MeterRegistry registry, AtomicCell cell, int index) {
+    Tags tags = common.and(cellTags(cell));
+    for (boolean ok : new boolean[] {true, false}) {
+      Tags t = tags.and("outcome", ok ? "ok" : "error");
+      counter(
+          registry,
+          "fiucx.atomic.operations",
+          "atomic operations that ended (a refused call is no operation)",
+          "operations",
+          t,
+          d -> sum(d, c -> c.operations(index, ok)));
+      counter(
+          registry,
+          "fiucx.atomic.elements",
+          "elements of the atomic operations that ended",
+          "elements",
+          t,
+          d -> sum(d, c -> c.elements(index, ok)));
+    }
+    if (latency) {
+      add(
+          FunctionTimer.builder(
+                  "fiucx.atomic.latency",
+                  domain,
+                  d -> sum(d, c -> c.timedOperations(index)),
+                  d -> sum(d, c -> c.timedNanos(index)),
+                  TimeUnit.NANOSECONDS)
+              .description("time from post to completion of the atomic operations that ended")
+              .tags(tags)
+              .register(registry));
+    }
+  }
+
+  /** Removes the meters from every registry they were bound to; the latency timer stops. */
+  @Override
+  public synchronized void close() {
+    if (latency) {
+      domain.timeLatency(false);
+    }
+    for (MeterRegistry r : registries) {
+      for (Meter.Id id : bound) {
+        r.remove(id);
+      }
+    }
+    registries.clear();
+    bound.clear();
+    java.util.Arrays.fill(shown, false);
+  }
+
+  private static Tags cellTags(AtomicCell cell) {
+    return Tags.of(
+        "family", cell.family().label(),
+        "op", cell.op().fiName(),
+        "datatype", cell.datatype().fiName(),
+        "mechanism", cell.mechanism().name().toLowerCase(Locale.ROOT));
+  }
+
+  /** provider, transport, ucx version, atomic mode, demoted native ops: from describe(). */
+  private Tags infoTags() {
+    Map<String, String> facts = domain.describe();
+    String selfTest = facts.getOrDefault("self-test", "");
+    int space = selfTest.indexOf(' ');
+    String demoted = selfTest.startsWith("every") || space < 0 ? "0" : selfTest.substring(0, space);
+    return Tags.of(
+        "provider", domain.providerName(),
+        "transport", facts.getOrDefault("ucx.tls", "unknown"),
+        "ucx_version", facts.getOrDefault("ucx.version", "unknown"),
+        "atomic_mode", facts.getOrDefault("ucx.atomic_mode", "unknown"),
+        "progress", facts.getOrDefault("progress", "unknown"),
+        "demoted_ops", demoted);
+  }
+
+  private static long sum(EngineDomain d, ToLongFunction<OperationCounts> f) {
+    long n = 0;
+    for (OperationCounts c : d.operationCounts()) {
+      n += f.applyAsLong(c);
+    }
+    return n;
+  }
+
+  /** libfabric's name of every errno the library knows, by value. */
+  static Map<Integer, String> errnoNames() {
+    Map<Integer, String> names = new TreeMap<>();
+    for (Field f : FiErrno.class.getFields()) {
+      if (f.getType() == int.class && Modifier.isStatic(f.getModifiers())) {
+        try {
+          int v = f.getInt(null);
+          if (v > 0) {
+            names.putIfAbsent(v, "FI_" + f.getName());
+          }
+        } catch (IllegalAccessException e) {
+          throw new IllegalStateException(e);
+        }
+      }
+    }
+    return names;
+  }
+
+  private void emulation(
+      MeterRegistry registry,
+      String name,
+      String description,
+      String unit,
+      java.util.function.LongSupplier count) {
+    counter(registry, name, description, unit, common, d -> count.getAsLong());
+  }
+
+  private void counter(
+      MeterRegistry registry,
+      String name,
+      String description,
+      String unit,
+      Tags tags,
+      ToDoubleFunction<EngineDomain> count) {
+    add(
+        FunctionCounter.builder(name, domain, count)
+            .description(description)
+            .baseUnit(unit)
+            .tags(tags)
+            .register(registry));
+  }
+
+  private void gauge(
+      MeterRegistry registry,
+      String name,
+      String description,
+      String unit,
+      Tags tags,
+      ToDoubleFunction<EngineDomain> value) {
+    add(
+        Gauge.builder(name, domain, value)
+            .description(description)
+            .baseUnit(unit)
+            .tags(tags)
+            .strongReference(true)
+            .register(registry));
+  }
+
+  private void add(Meter meter) {
+    bound.add(meter.getId());
+  }
+}

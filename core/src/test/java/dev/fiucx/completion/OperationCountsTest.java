@@ -1,0 +1,61 @@
+package dev.fiucx.completion;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.fiucx.AtomicFamily;
+import dev.fiucx.FiDatatype;
+import dev.fiucx.FiErrno;
+import dev.fiucx.FiOp;
+import dev.fiucx.semantics.AtomicCell;
+import dev.fiucx.semantics.AtomicTable;
+import org.junit.jupiter.api.Test;
+
+/** What the metrics read: each outcome counted once, whichever thread ended the operation. */
+class OperationCountsTest {
+  private static final AtomicCell FETCH_SUM =
+      AtomicTable.reference().cell(AtomicFamily.FETCH, FiOp.SUM, FiDatatype.UINT64);
+  private static final int CELL =
+      OperationCounts.index(AtomicFamily.FETCH, FiOp.SUM, FiDatatype.UINT64);
+
+  @Test
+  void countsOperationsElementsAndErrorsByOutcome() {
+    OperationCounts c = new OperationCounts(8);
+    c.done(FETCH_SUM, 0);
+    c.opened(3, FETCH_SUM, 5, 0);
+    c.opened(4, FETCH_SUM, 2, 0);
+    c.opened(5, FETCH_SUM, 1, 0);
+    assertEquals(3, c.outstanding());
+    c.finished(3, 0, false); // by progress
+    c.finished(4, -FiErrno.EIO, true); // by the poster
+    assertEquals(1, c.outstanding());
+    c.opened(6, FETCH_SUM, 9, 0);
+    c.cancelled(); // the call was refused after all
+    assertEquals(-FiErrno.EFAULT, c.refused(-FiErrno.EFAULT));
+    assertEquals(0, c.refused(0));
+    assertEquals(1, c.outstanding());
+
+    assertEquals(2, c.operations(CELL, true));
+    assertEquals(6, c.elements(CELL, true));
+    assertEquals(1, c.operations(CELL, false));
+    assertEquals(2, c.elements(CELL, false));
+    assertEquals(1, c.completionErrors(FiErrno.EIO));
+    assertEquals(1, c.callErrors(FiErrno.EFAULT));
+    assertEquals(0, c.callErrors(FiErrno.EIO));
+    assertEquals(0, c.timedOperations(CELL));
+  }
+
+  @Test
+  void timesOnlyWhatStartedWithAClock() {
+    OperationCounts c = new OperationCounts(8);
+    assertEquals(0, c.start(), "off: no clock read");
+    c.timeLatency(true);
+    long start = c.start();
+    c.opened(1, FETCH_SUM, 1, start);
+    c.finished(1, 0, false);
+    c.done(FETCH_SUM, c.start());
+    c.opened(2, FETCH_SUM, 1, 0); // opened before the timer was on
+    c.finished(2, 0, true);
+    assertEquals(2, c.timedOperations(CELL));
+    assertEquals(3, c.operations(CELL, true));
+  }
+}
