@@ -67,7 +67,7 @@ public final class RemoteTarget implements Target {
     this.length = Long.parseLong(ready[3]);
   }
 
-  /** The target process's id (for its /proc figures). */
+  /** The target process's id (for its /proc figures, or to freeze it with SIGSTOP). */
   public long pid() {
     return process.pid();
   }
@@ -114,11 +114,6 @@ public final class RemoteTarget implements Target {
   public long renewRegion() {
     out.println("RENEW");
     return Long.parseLong(expect("OK").substring(3).trim());
-  }
-
-  /** The target process's id (to freeze it with SIGSTOP). */
-  public long pid() {
-    return process.pid();
   }
 
   /** Kills the target process at once, as a crash would. */
