@@ -42,6 +42,8 @@ public final class MixedLoadProcess {
   public static final long CAS_OFFSET = 8;
   public static final long LOCK_OFFSET = 16;
 
+  private static final String[] MECHANISMS = {"native", "CAS loop", "remote lock"};
+
   /** Bytes of the target region the three elements take. */
   public static final long REGION_BYTES = 32;
 
@@ -109,8 +111,11 @@ public final class MixedLoadProcess {
 
   private static void run(
       String provider, String transport, byte[] address, long key, int n, Tickets tickets) {
-    try (Initiator ini = new Initiator(provider, Initiator.manual(transport));
-        Arena arena = Arena.ofConfined()) {
+    // the buffers outlive the initiator: when an op fails (say, no completion in time) it may still
+    // be in flight, and its result is written until closing the endpoint has ended it; freeing the
+    // buffers first let a late DOUBLE_COMPLEX result land in freed memory and corrupt the heap
+    try (Arena arena = Arena.ofConfined();
+        Initiator ini = new Initiator(provider, Initiator.manual(transport))) {
       long peer = ini.av.insert(address);
       MemorySegment one = arena.allocate(8, 8).fill((byte) 0);
       one.set(JAVA_LONG, 0, 1);
@@ -167,7 +172,11 @@ public final class MixedLoadProcess {
         if (rc < 0) {
           throw new FiException(rc, "op " + i + " of " + n);
         }
-        ini.awaitCompletion();
+        try {
+          ini.awaitCompletion();
+        } catch (FiException e) {
+          throw new FiException(e.errno(), "op " + i + " of " + n + " (" + MECHANISMS[k] + ")", e);
+        }
         switch (k) {
           case 0 -> tickets.natives[tickets.nativeCount++] = result.get(JAVA_LONG, 0);
           case 1 -> tickets.cas[tickets.casCount++] = ticket(result.get(JAVA_DOUBLE, 0));
