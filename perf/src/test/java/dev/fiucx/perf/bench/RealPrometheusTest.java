@@ -74,14 +74,18 @@ class RealPrometheusTest {
       String api = "http://127.0.0.1:" + prometheusPort;
       awaitReady(api, prometheus);
 
-      // first a short run over tcp, where every operation waits for the target: a window beyond
-      // the endpoint's 4096 slots makes calls answer -FI_EAGAIN, the back pressure that bench
-      // meets and the metrics count
+      // first a short run over tcp, where every operation waits for the target: under manual
+      // progress nothing completes while bench fills its window, so a window beyond the endpoint's
+      // 4096 slots always makes calls answer -FI_EAGAIN (automatic progress completes them as they
+      // go, and on a quiet machine the window never fills), the back pressure that bench meets and
+      // the metrics count
       BenchCli.Run refused =
           BenchCli.run(
               "bench",
               "--transport",
               "tcp",
+              "--progress",
+              "manual",
               "-O",
               "6000",
               "-w",
