@@ -235,8 +235,8 @@ final class BenchInitiator implements AutoCloseable {
         return;
       }
       if (rc == 0) {
-        long deadline = cfg.duration() == null ? 0 : System.nanoTime() + cfg.duration().toNanos();
-        rc = loop.run(cfg.iterations(), deadline, samples);
+        long duration = cfg.duration() == null ? 0 : cfg.duration().toNanos();
+        rc = loop.run(cfg.iterations(), duration, samples);
         measured = loop.completed();
       }
     }

@@ -68,13 +68,14 @@ final class MeasuringLoop {
   }
 
   /**
-   * Runs {@code calls} calls, or until {@code deadlineNanos} (a {@link System#nanoTime} value) when
-   * it is not 0, then waits for those in flight. Records samples only when {@code record}.
+   * Runs {@code calls} calls, or for {@code durationNanos} when it is not 0 (timed from the loop's
+   * own start, so a run's measured time is never shorter than the duration asked for), then waits
+   * for those in flight. Records samples only when {@code record}.
    *
    * @return 0, or the negative fi_errno of the first call or completion that failed
    */
-  int run(long calls, long deadlineNanos, boolean record) {
-    boolean timed = deadlineNanos != 0;
+  int run(long calls, long durationNanos, boolean record) {
+    boolean timed = durationNanos != 0;
     int top = 0;
     for (int i = window - 1; i >= 0; i--) {
       free[top++] = i;
@@ -84,6 +85,7 @@ final class MeasuringLoop {
     long done = 0;
     boolean posting = timed || calls > 0;
     long start = System.nanoTime();
+    long deadlineNanos = start + durationNanos;
     long last = start;
     while (true) {
       while (posting && inFlight < window) {
