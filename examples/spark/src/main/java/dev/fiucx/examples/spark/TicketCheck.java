@@ -6,11 +6,12 @@ import java.util.List;
 
 /**
  * The driver's exact check of a ticket job: the fetched tickets of all tasks together are exactly
- * {@code 0 .. records - 1}, each once, and the counter holds {@code records}. A Spark accumulator
- * cannot say this while the job runs: it sums what tasks report, so it counts a record twice when a
- * task is retried and never sees two tasks handed the same value. A remote fetch-and-add can: a
- * lost update shows as a ticket fetched twice, a torn or invented value as one out of range, a
- * record that took no ticket as one missing.
+ * {@code base .. base + records - 1}, each once, and the counter moved from {@code base} to {@code
+ * base + records} (0 .. N-1 and N on a fresh counter). A Spark accumulator cannot say this while
+ * the job runs: it sums what tasks report, so it counts a record twice when a task is retried and
+ * never sees two tasks handed the same value. A remote fetch-and-add can: a lost update shows as a
+ * ticket fetched twice, a torn or invented value as one out of range, a record that took no ticket
+ * as one missing. The counter is a {@code FI_UINT64}: ranges and the counter wrap as it does.
  */
 public final class TicketCheck {
   /** Examples of each kind of problem named in a report; the counts are always whole. */
@@ -23,10 +24,11 @@ public final class TicketCheck {
    * are exact.
    *
    * @param tasks every task's fetched tickets
+   * @param base what the counter held before the job: the first ticket
    * @param records how many records the job had, at most {@link Integer#MAX_VALUE}
    * @param counter what the counter held after the job
    */
-  public static List<String> problems(List<long[]> tasks, long records, long counter) {
+  public static List<String> problems(List<long[]> tasks, long base, long records, long counter) {
     if (records < 0 || records > Integer.MAX_VALUE) {
       throw new IllegalArgumentException("records must be 0 .. 2^31-1, not " + records);
     }
@@ -34,21 +36,22 @@ public final class TicketCheck {
     long total = 0;
     long duplicates = 0;
     long outOfRange = 0;
-    List<Long> duplicateExamples = new ArrayList<>();
+    List<String> duplicateExamples = new ArrayList<>();
     List<String> outOfRangeExamples = new ArrayList<>();
     for (long[] tickets : tasks) {
       total += tickets.length;
       for (long t : tickets) {
-        if (t < 0 || t >= records) {
+        long index = t - base;
+        if (Long.compareUnsigned(index, records) >= 0) {
           if (outOfRange++ < EXAMPLES) {
             outOfRangeExamples.add(Long.toUnsignedString(t));
           }
-        } else if (seen.get((int) t)) {
+        } else if (seen.get((int) index)) {
           if (duplicates++ < EXAMPLES) {
-            duplicateExamples.add(t);
+            duplicateExamples.add(Long.toUnsignedString(t));
           }
         } else {
-          seen.set((int) t);
+          seen.set((int) index);
         }
       }
     }
@@ -58,23 +61,33 @@ public final class TicketCheck {
     }
     if (outOfRange > 0) {
       problems.add(
-          outOfRange + " tickets out of range 0.." + (records - 1) + ": " + outOfRangeExamples);
+          outOfRange
+              + " tickets out of range "
+              + Long.toUnsignedString(base)
+              + ".."
+              + Long.toUnsignedString(base + records - 1)
+              + ": "
+              + outOfRangeExamples);
     }
     if (duplicates > 0) {
       problems.add(duplicates + " repeats of tickets already fetched: " + duplicateExamples);
     }
     long missing = records - seen.cardinality();
     if (missing > 0) {
-      List<Integer> missingExamples = new ArrayList<>();
-      for (int t = seen.nextClearBit(0);
-          t < records && missingExamples.size() < EXAMPLES;
-          t = seen.nextClearBit(t + 1)) {
-        missingExamples.add(t);
+      List<String> missingExamples = new ArrayList<>();
+      for (int i = seen.nextClearBit(0);
+          i < records && missingExamples.size() < EXAMPLES;
+          i = seen.nextClearBit(i + 1)) {
+        missingExamples.add(Long.toUnsignedString(base + i));
       }
       problems.add(missing + " tickets never fetched: " + missingExamples);
     }
-    if (counter != records) {
-      problems.add("the counter holds " + Long.toUnsignedString(counter) + ", not " + records);
+    if (counter != base + records) {
+      problems.add(
+          "the counter holds "
+              + Long.toUnsignedString(counter)
+              + ", not "
+              + Long.toUnsignedString(base + records));
     }
     return problems;
   }

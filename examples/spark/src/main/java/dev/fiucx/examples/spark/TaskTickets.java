@@ -1,0 +1,16 @@
+package dev.fiucx.examples.spark;
+
+import java.io.Serializable;
+
+/**
+ * What one task sends the driver: its tickets, in record order, and where it ran.
+ *
+ * @param partition the partition the task computed
+ * @param executor Spark's executor id ({@code driver} in {@code local[N]})
+ * @param thread the executor thread that ran the task (its endpoint was this thread's)
+ * @param connection which of its executor JVM's connects made the connection it used
+ * @param tickets one per record
+ */
+public record TaskTickets(
+    int partition, String executor, String thread, long connection, long[] tickets)
+    implements Serializable {}

@@ -1,0 +1,126 @@
+package dev.fiucx.examples.spark;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.fiucx.FiErrno;
+import dev.fiucx.FiException;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+import java.util.stream.LongStream;
+import org.apache.spark.SparkConf;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The ticket job in {@code local[4]} against a counter served by another process over shared
+ * memory: every record's ticket, the counter, and one connection for all tasks of the executor JVM
+ * (this one), checked exactly, from the driver's side and from the target's.
+ */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
+class TicketJobTest {
+  private static final int RECORDS = 300_000;
+  private static final int PARTITIONS = 16;
+
+  private static JavaSparkContext sc;
+
+  /** Four executor threads in this JVM, on loopback only, no web UI. */
+  static SparkConf local4() {
+    return new SparkConf()
+        .setMaster("local[4]")
+        .setAppName("fiucx ticket job test")
+        .set("spark.driver.host", "127.0.0.1")
+        .set("spark.driver.bindAddress", "127.0.0.1")
+        .set("spark.ui.enabled", "false");
+  }
+
+  @BeforeAll
+  static void startSpark() {
+    sc = new JavaSparkContext(local4());
+  }
+
+  @AfterAll
+  static void stopSpark() {
+    try {
+      ExecutorConnections.closeAll();
+    } finally {
+      sc.close();
+    }
+  }
+
+  @Test
+  void tasksTakeTicketsZeroToNMinusOneEachOnceThroughOneConnection() throws Exception {
+    try (CounterServeProcess serve = CounterServeProcess.start("shm")) {
+      long connectsBefore = ExecutorConnections.connects();
+      TicketJob.Report report;
+      try {
+        report = TicketJob.run(sc, serve.target(), TicketJob.DEFAULT_REGION, RECORDS, PARTITIONS);
+      } finally {
+        ExecutorConnections.closeAll();
+      }
+      report.lines().forEach(System.out::println);
+
+      assertEquals(List.of(), report.problems());
+      assertEquals(0, report.base());
+      assertEquals(RECORDS, report.counter());
+      long[] tickets =
+          report.tasks().stream()
+              .flatMapToLong(t -> LongStream.of(t.tickets()))
+              .sorted()
+              .toArray();
+      assertArrayEquals(LongStream.range(0, RECORDS).toArray(), tickets);
+      // one task per partition, each with its partition's records
+      assertEquals(
+          IntStream.range(0, PARTITIONS).boxed().toList(),
+          report.tasks().stream().map(TaskTickets::partition).toList());
+      report.tasks().forEach(t -> assertEquals(RECORDS / PARTITIONS, t.tickets().length));
+
+      // all 16 tasks used the executor JVM's one connection, from more than one task thread
+      assertEquals(1, ExecutorConnections.connects() - connectsBefore);
+      assertEquals(Map.of("driver", 1), report.connectionsPerExecutor());
+      long threads = report.tasks().stream().map(TaskTickets::thread).distinct().count();
+      assertTrue(threads > 1 && threads <= 4, threads + " task threads");
+
+      // the target saw two initiators (the driver's reads, the executor's tasks), both gone now
+      serve.awaitLines("DEPARTED ", 2);
+      assertEquals(RECORDS, serve.stop());
+      assertEquals(2, serve.lines().stream().filter(l -> l.startsWith("CONNECTED ")).count());
+      assertEquals(2, serve.lines().stream().filter(l -> l.startsWith("DEPARTED ")).count());
+    }
+  }
+
+  @Test
+  void aRegionThatCannotHoldTheCounterIsRefusedBeforeAnyTask() throws Exception {
+    try (CounterServeProcess serve = CounterServeProcess.start("shm")) {
+      FiException missing =
+          assertThrows(
+              FiException.class, () -> TicketJob.run(sc, serve.target(), "counter", 10, 2));
+      assertEquals(FiErrno.ENOENT, missing.errno());
+      assertEquals(
+          "FI_ENOENT: "
+              + serve.target()
+              + " serves no region 'counter'; it serves: tickets, read-only",
+          missing.getMessage());
+
+      FiException readOnly =
+          assertThrows(
+              FiException.class, () -> TicketJob.run(sc, serve.target(), "read-only", 10, 2));
+      assertEquals(FiErrno.EINVAL, readOnly.errno());
+      assertEquals(
+          "FI_EINVAL: region 'read-only' of "
+              + serve.target()
+              + " cannot hold the counter: it needs 8 bytes, read and write, and has 8 bytes,"
+              + " access 0x1000",
+          readOnly.getMessage());
+
+      assertEquals(0, serve.stop());
+    }
+  }
+}
