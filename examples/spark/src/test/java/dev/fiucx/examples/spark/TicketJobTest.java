@@ -104,7 +104,7 @@ class TicketJobTest {
               FiException.class, () -> TicketJob.run(sc, serve.target(), "counter", 10, 2));
       assertEquals(FiErrno.ENOENT, missing.errno());
       assertEquals(
-          "FI_ENOENT: "
+          "FI_ENOENT: no such entry: "
               + serve.target()
               + " serves no region 'counter'; it serves: tickets, read-only",
           missing.getMessage());
@@ -114,7 +114,7 @@ class TicketJobTest {
               FiException.class, () -> TicketJob.run(sc, serve.target(), "read-only", 10, 2));
       assertEquals(FiErrno.EINVAL, readOnly.errno());
       assertEquals(
-          "FI_EINVAL: region 'read-only' of "
+          "FI_EINVAL: invalid argument: region 'read-only' of "
               + serve.target()
               + " cannot hold the counter: it needs 8 bytes, read and write, and has 8 bytes,"
               + " access 0x1000",
