@@ -7,10 +7,11 @@ import java.io.Serializable;
  *
  * @param partition the partition the task computed
  * @param executor Spark's executor id ({@code driver} in {@code local[N]})
- * @param thread the executor thread that ran the task (its endpoint was this thread's)
+ * @param thread the id of the executor thread that ran the task (its endpoint was this thread's;
+ *     Spark renames its threads for every task, so the name would not tell them apart)
  * @param connection which of its executor JVM's connects made the connection it used
  * @param tickets one per record
  */
 public record TaskTickets(
-    int partition, String executor, String thread, long connection, long[] tickets)
+    int partition, String executor, long thread, long connection, long[] tickets)
     implements Serializable {}

@@ -89,19 +89,16 @@ public final class TicketJob {
       tasks.forEach(t -> threads.add(t.executor() + "/" + t.thread()));
       lines.add(
           String.format(
-              "fiucx ticket job: %,d records, %d tasks on %d executors (%d task threads),"
-                  + " counter '%s' of %s",
-              records,
-              tasks.size(),
-              connectionsPerExecutor().size(),
-              threads.size(),
-              region,
-              target));
+              "fiucx ticket job: %,d records in %d tasks, counter '%s' of %s",
+              records, tasks.size(), region, target));
+      lines.add(
+          String.format(
+              "  executors %d, task threads %d, connections per executor %s",
+              connectionsPerExecutor().size(), threads.size(), connectionsPerExecutor()));
       double seconds = nanos / 1e9;
       lines.add(
           String.format(
-              "  job took %.2f s: %,.0f tickets/s; connections per executor %s",
-              seconds, records / Math.max(seconds, 1e-9), connectionsPerExecutor()));
+              "  job took %.2f s: %,.0f tickets/s", seconds, records / Math.max(seconds, 1e-9)));
       if (exact()) {
         lines.add(
             String.format(
@@ -171,7 +168,7 @@ public final class TicketJob {
       return new TaskTickets(
           TaskContext.getPartitionId(),
           SparkEnv.get().executorId(),
-          Thread.currentThread().getName(),
+          Thread.currentThread().threadId(),
           held.serial(),
           tickets);
     }
@@ -216,7 +213,7 @@ public final class TicketJob {
                   FiOp.ATOMIC_READ,
                   null);
       if (rc < 0) {
-        throw new FiException(rc, "reading the counter of " + connection.target());
+        throw new FiException(rc, "reading the counter " + counter + " of " + connection.target());
       }
       CqEntry[] done = {new CqEntry()};
       int n = ep.cq().sread(done, 1, READ_TIMEOUT_MILLIS);

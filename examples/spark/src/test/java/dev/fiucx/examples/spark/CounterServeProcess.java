@@ -97,8 +97,8 @@ final class CounterServeProcess implements AutoCloseable {
   }
 
   /**
-   * Waits until it has printed {@code n} lines that start with {@code prefix} in all (counting those
-   * seen before); fails after the wait bound.
+   * Waits until it has printed {@code n} lines that start with {@code prefix} in all (counting
+   * those seen before); fails after the wait bound.
    */
   void awaitLines(String prefix, int n) {
     while (seen.stream().filter(l -> l.startsWith(prefix)).count() < n) {

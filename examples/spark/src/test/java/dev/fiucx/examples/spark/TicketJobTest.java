@@ -71,10 +71,7 @@ class TicketJobTest {
       assertEquals(0, report.base());
       assertEquals(RECORDS, report.counter());
       long[] tickets =
-          report.tasks().stream()
-              .flatMapToLong(t -> LongStream.of(t.tickets()))
-              .sorted()
-              .toArray();
+          report.tasks().stream().flatMapToLong(t -> LongStream.of(t.tickets())).sorted().toArray();
       assertArrayEquals(LongStream.range(0, RECORDS).toArray(), tickets);
       // one task per partition, each with its partition's records
       assertEquals(
@@ -86,7 +83,7 @@ class TicketJobTest {
       assertEquals(1, ExecutorConnections.connects() - connectsBefore);
       assertEquals(Map.of("driver", 1), report.connectionsPerExecutor());
       long threads = report.tasks().stream().map(TaskTickets::thread).distinct().count();
-      assertTrue(threads > 1 && threads <= 4, threads + " task threads");
+      assertTrue(threads > 1, threads + " task threads");
 
       // the target saw two initiators (the driver's reads, the executor's tasks), both gone now
       serve.awaitLines("DEPARTED ", 2);
