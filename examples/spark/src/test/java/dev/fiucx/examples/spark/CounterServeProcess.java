@@ -134,19 +134,24 @@ final class CounterServeProcess implements AutoCloseable {
   }
 
   @Override
-  public void close() throws Exception {
-    if (process.isAlive()) {
-      Set<String> leftovers = shmFiles(process.pid());
-      leftovers.removeAll(shmFiles(ProcessHandle.current().pid()));
-      process.destroyForcibly();
-      if (!process.waitFor(WAIT_SECONDS, TimeUnit.SECONDS)) {
-        throw new AssertionError("the counter serve " + process.pid() + " did not die");
+  public void close() throws IOException {
+    try {
+      if (process.isAlive()) {
+        Set<String> leftovers = shmFiles(process.pid());
+        leftovers.removeAll(shmFiles(ProcessHandle.current().pid()));
+        process.destroyForcibly();
+        if (!process.waitFor(WAIT_SECONDS, TimeUnit.SECONDS)) {
+          throw new AssertionError("the counter serve " + process.pid() + " did not die");
+        }
+        for (String f : leftovers) {
+          Files.deleteIfExists(Path.of(f));
+        }
       }
-      for (String f : leftovers) {
-        Files.deleteIfExists(Path.of(f));
-      }
+      reader.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError("interrupted while ending the counter serve", e);
     }
-    reader.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
   }
 
   /** The ucx_shm_posix files a process maps. */
