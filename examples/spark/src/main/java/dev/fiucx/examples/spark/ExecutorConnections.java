@@ -1,29 +1,77 @@
 package dev.fiucx.examples.spark;
 
+import dev.fiucx.ConnectedEndpoint;
 import dev.fiucx.Connection;
 import dev.fiucx.DomainAttr;
 import dev.fiucx.Fabric;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The connections of this JVM (a Spark executor, or the driver in {@code local[N]}), one per
  * target, made by the first task that needs it and shared by every later task: a connection is a
  * UCX domain with its worker, address vector and bootstrap socket, far too much to make per task or
- * per record. Tasks take endpoints of their own from it ({@link Connection#openEndpoint}), never
- * share one.
+ * per record. Each running task borrows an endpoint of its own ({@code FI_THREAD_ENDPOINT}: one
+ * thread at a time per endpoint) and gives it back when it ends, so an executor opens as many
+ * endpoints as it runs tasks at once, and their UCX endpoints and resolved keys serve task after
+ * task (over TCP, opening an endpoint and resolving the key cost more than a small task's work).
  *
  * <p>Connections are closed by {@link #closeAll}, which the driver calls when the job is over (in
  * {@code local[N]} that closes the executors' too) and a shutdown hook calls when an executor JVM
  * exits, so the target sees every executor depart.
  */
 public final class ExecutorConnections {
-  /** A connection and which of this JVM's connects made it. */
-  record Held(Connection connection, long serial) {}
+  /** Completions each task endpoint's queue has room for: its window of fetches. */
+  static final int CQ_SIZE = TicketTaker.WINDOW;
+
+  /** A connection, which of this JVM's connects made it, and its idle task endpoints. */
+  static final class Held {
+    private final Connection connection;
+    private final long serial;
+    private final ConcurrentLinkedQueue<ConnectedEndpoint> idle = new ConcurrentLinkedQueue<>();
+
+    private Held(Connection connection, long serial) {
+      this.connection = connection;
+      this.serial = serial;
+    }
+
+    Connection connection() {
+      return connection;
+    }
+
+    /** Which of this JVM's connects made the connection (1, 2, ...). */
+    long serial() {
+      return serial;
+    }
+
+    /**
+     * An endpoint for this task's thread alone until {@link #giveBack}: an idle one, or a new one
+     * when all are in use. The queue hands it over with a happens-before edge, as {@code
+     * FI_THREAD_ENDPOINT} asks of threads that take turns on an endpoint.
+     */
+    ConnectedEndpoint borrow() {
+      ConnectedEndpoint ep = idle.poll();
+      if (ep != null) {
+        return ep;
+      }
+      ENDPOINTS.incrementAndGet();
+      return connection.openEndpoint(CQ_SIZE);
+    }
+
+    /**
+     * Returns an endpoint whose task ended cleanly: nothing in flight, its queue empty. A task that
+     * failed closes its endpoint instead.
+     */
+    void giveBack(ConnectedEndpoint ep) {
+      idle.add(ep);
+    }
+  }
 
   private static final Map<String, Held> OPEN = new ConcurrentHashMap<>();
   private static final AtomicLong CONNECTS = new AtomicLong();
+  private static final AtomicLong ENDPOINTS = new AtomicLong();
   private static final Thread CLOSE_AT_EXIT =
       Thread.ofPlatform()
           .name("fiucx-executor-connections-close")
@@ -51,12 +99,17 @@ public final class ExecutorConnections {
     return CONNECTS.get();
   }
 
+  /** How many task endpoints this JVM has opened so far (reused ones count once). */
+  public static long endpointsOpened() {
+    return ENDPOINTS.get();
+  }
+
   /** Closes every connection of this JVM; the next {@link #get} connects again. */
   public static void closeAll() {
     for (String target : OPEN.keySet()) {
       Held held = OPEN.remove(target);
       if (held != null) {
-        held.connection().close();
+        held.connection.close();
       }
     }
   }

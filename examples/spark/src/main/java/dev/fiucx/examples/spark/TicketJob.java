@@ -163,15 +163,22 @@ public final class TicketJob {
   private static TaskTickets takeTask(String target, String region, Iterator<?> rows) {
     ExecutorConnections.Held held = ExecutorConnections.get(target);
     PeerRegion counter = held.connection().region(region);
-    try (ConnectedEndpoint ep = held.connection().openEndpoint(TicketTaker.WINDOW)) {
-      long[] tickets = new TicketTaker(ep, counter).take(rows);
-      return new TaskTickets(
-          TaskContext.getPartitionId(),
-          SparkEnv.get().executorId(),
-          Thread.currentThread().threadId(),
-          held.serial(),
-          tickets);
+    ConnectedEndpoint ep = held.borrow();
+    long[] tickets;
+    try {
+      tickets = new TicketTaker(ep, counter).take(rows);
+    } catch (RuntimeException | Error e) {
+      // fetches may still be in flight and completions queued: this endpoint serves no other task
+      ep.close();
+      throw e;
     }
+    held.giveBack(ep);
+    return new TaskTickets(
+        TaskContext.getPartitionId(),
+        SparkEnv.get().executorId(),
+        Thread.currentThread().threadId(),
+        held.serial(),
+        tickets);
   }
 
   /** The region, refused unless it holds a counter that fetching adds may read and write. */

@@ -26,7 +26,7 @@ import java.util.Iterator;
  */
 final class TicketTaker {
   /** Fetches in flight per task. */
-  static final int WINDOW = 32;
+  static final int WINDOW = 256;
 
   /** How long a task waits for any completion before it fails (the target stopped answering). */
   static final long STALL_MILLIS = 30_000;

@@ -59,6 +59,7 @@ class TicketJobTest {
   void tasksTakeTicketsZeroToNMinusOneEachOnceThroughOneConnection() throws Exception {
     try (CounterServeProcess serve = CounterServeProcess.start("shm")) {
       long connectsBefore = ExecutorConnections.connects();
+      long endpointsBefore = ExecutorConnections.endpointsOpened();
       TicketJob.Report report;
       try {
         report = TicketJob.run(sc, serve.target(), TicketJob.DEFAULT_REGION, RECORDS, PARTITIONS);
@@ -79,8 +80,11 @@ class TicketJobTest {
           report.tasks().stream().map(TaskTickets::partition).toList());
       report.tasks().forEach(t -> assertEquals(RECORDS / PARTITIONS, t.tickets().length));
 
-      // all 16 tasks used the executor JVM's one connection, from more than one task thread
+      // all 16 tasks used the executor JVM's one connection, from more than one task thread, and
+      // an endpoint per running task: local[4] runs at most 4 at once
       assertEquals(1, ExecutorConnections.connects() - connectsBefore);
+      long endpoints = ExecutorConnections.endpointsOpened() - endpointsBefore;
+      assertTrue(endpoints >= 1 && endpoints <= 4, endpoints + " endpoints for 16 tasks");
       assertEquals(Map.of("driver", 1), report.connectionsPerExecutor());
       long threads = report.tasks().stream().map(TaskTickets::thread).distinct().count();
       assertTrue(threads > 1, threads + " task threads");
@@ -90,6 +94,33 @@ class TicketJobTest {
       assertEquals(RECORDS, serve.stop());
       assertEquals(2, serve.lines().stream().filter(l -> l.startsWith("CONNECTED ")).count());
       assertEquals(2, serve.lines().stream().filter(l -> l.startsWith("DEPARTED ")).count());
+    }
+  }
+
+  @Test
+  void overTcpAsExecutorsOnOtherHostsReachTheServe() throws Exception {
+    int records = 20_000;
+    try (CounterServeProcess serve = CounterServeProcess.start("tcp")) {
+      long connectsBefore = ExecutorConnections.connects();
+      TicketJob.Report report;
+      try {
+        report = TicketJob.run(sc, serve.target(), TicketJob.DEFAULT_REGION, records, PARTITIONS);
+      } finally {
+        ExecutorConnections.closeAll();
+      }
+      report.lines().forEach(System.out::println);
+
+      assertEquals(List.of(), report.problems());
+      assertEquals(records, report.counter());
+      assertArrayEquals(
+          LongStream.range(0, records).toArray(),
+          report.tasks().stream()
+              .flatMapToLong(t -> LongStream.of(t.tickets()))
+              .sorted()
+              .toArray());
+      assertEquals(1, ExecutorConnections.connects() - connectsBefore);
+      serve.awaitLines("DEPARTED ", 2);
+      assertEquals(records, serve.stop());
     }
   }
 
