@@ -7,11 +7,14 @@ import java.util.List;
 /**
  * The driver's exact check of a ticket job: the fetched tickets of all tasks together are exactly
  * {@code base .. base + records - 1}, each once, and the counter moved from {@code base} to {@code
- * base + records} (0 .. N-1 and N on a fresh counter). A Spark accumulator cannot say this while
- * the job runs: it sums what tasks report, so it counts a record twice when a task is retried and
- * never sees two tasks handed the same value. A remote fetch-and-add can: a lost update shows as a
- * ticket fetched twice, a torn or invented value as one out of range, a record that took no ticket
- * as one missing. The counter is a {@code FI_UINT64}: ranges and the counter wrap as it does.
+ * base + records} (0 .. N-1 and N on a fresh counter). No Spark accumulator can give this: tasks
+ * only add to an accumulator and only the driver reads it, after the tasks ended, so it counts
+ * records but cannot hand each one a number while the job runs (and an update made in a
+ * transformation is applied again when a task is re-run). A remote fetch-and-add hands out the
+ * numbers, and this check proves them: a lost update shows as a ticket fetched twice, a torn or
+ * invented value as one out of range, a record that took no ticket (or a failed task attempt whose
+ * tickets never reached the driver) as tickets never fetched and a counter beyond the records. The
+ * counter is a {@code FI_UINT64}: ranges and the counter wrap as it does.
  */
 public final class TicketCheck {
   /** Examples of each kind of problem named in a report; the counts are always whole. */
