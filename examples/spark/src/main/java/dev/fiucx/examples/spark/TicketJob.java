@@ -82,6 +82,13 @@ public final class TicketJob {
       return counts;
     }
 
+    /** How many tasks took each path to the counter ({@code mapped}, {@code ucp}). */
+    public Map<String, Integer> paths() {
+      Map<String, Integer> counts = new TreeMap<>();
+      tasks.forEach(t -> counts.merge(t.path(), 1, Integer::sum));
+      return counts;
+    }
+
     /** The report as the command prints it. */
     public List<String> lines() {
       List<String> lines = new ArrayList<>();
@@ -98,7 +105,8 @@ public final class TicketJob {
       double seconds = nanos / 1e9;
       lines.add(
           String.format(
-              "  job took %.2f s: %,.0f tickets/s", seconds, records / Math.max(seconds, 1e-9)));
+              "  job took %.2f s: %,.0f tickets/s; tasks by path to the counter %s",
+              seconds, records / Math.max(seconds, 1e-9), paths()));
       if (exact()) {
         lines.add(
             String.format(
@@ -178,6 +186,7 @@ public final class TicketJob {
         SparkEnv.get().executorId(),
         Thread.currentThread().threadId(),
         held.serial(),
+        ep.endpoint().atomicPath(ep.peer(), counter.key()),
         tickets);
   }
 

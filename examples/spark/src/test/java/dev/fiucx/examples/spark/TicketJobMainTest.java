@@ -93,7 +93,12 @@ class TicketJobMainTest {
                       + " \\{driver=1\\}"),
           lines.get(1));
       assertTrue(
-          lines.get(2).matches("  job took [0-9]+\\.[0-9]{2} s: [0-9,]+ tickets/s"), lines.get(2));
+          lines
+              .get(2)
+              .matches(
+                  "  job took [0-9]+\\.[0-9]{2} s: [0-9,]+ tickets/s;"
+                      + " tasks by path to the counter \\{mapped=16\\}"),
+          lines.get(2));
       assertEquals("  exact: tickets 0 .. 19,999 each once, counter 0 -> 20,000", lines.get(3));
 
       // the command closed its connections: the serve saw both initiators go

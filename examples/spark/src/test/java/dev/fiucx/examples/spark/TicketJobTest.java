@@ -85,6 +85,8 @@ class TicketJobTest {
       assertEquals(1, ExecutorConnections.connects() - connectsBefore);
       long endpoints = ExecutorConnections.endpointsOpened() - endpointsBefore;
       assertTrue(endpoints >= 1 && endpoints <= 4, endpoints + " endpoints for 16 tasks");
+      // the serve's memory is mapped into this JVM: every fetch was a CPU atomic
+      assertEquals(Map.of("mapped", PARTITIONS), report.paths());
       assertEquals(Map.of("driver", 1), report.connectionsPerExecutor());
       long threads = report.tasks().stream().map(TaskTickets::thread).distinct().count();
       assertTrue(threads > 1, threads + " task threads");
@@ -119,6 +121,7 @@ class TicketJobTest {
               .sorted()
               .toArray());
       assertEquals(1, ExecutorConnections.connects() - connectsBefore);
+      assertEquals(Map.of("ucp", PARTITIONS), report.paths());
       serve.awaitLines("DEPARTED ", 2);
       assertEquals(records, serve.stop());
     }
