@@ -180,13 +180,14 @@ public final class TicketJob {
       ep.close();
       throw e;
     }
-    held.giveBack(ep);
+    String path = ep.endpoint().atomicPath(ep.peer(), counter.key());
+    held.giveBack(ep); // another task's from here on
     return new TaskTickets(
         TaskContext.getPartitionId(),
         SparkEnv.get().executorId(),
         Thread.currentThread().threadId(),
         held.serial(),
-        ep.endpoint().atomicPath(ep.peer(), counter.key()),
+        path,
         tickets);
   }
 
@@ -211,9 +212,10 @@ public final class TicketJob {
 
   /** The counter's value, by a fetching {@code FI_ATOMIC_READ}. */
   static long readCounter(Connection connection, PeerRegion counter) {
-    try (ConnectedEndpoint ep = connection.openEndpoint(1);
-        Arena arena = Arena.ofConfined()) {
-      MemorySegment result = arena.allocate(ValueLayout.JAVA_LONG);
+    try (ConnectedEndpoint ep = connection.openEndpoint(1)) {
+      // an automatic arena: the result stays alive while the transport may still write it, even
+      // after a read that timed out
+      MemorySegment result = Arena.ofAuto().allocate(ValueLayout.JAVA_LONG);
       int rc =
           ep.endpoint()
               .fetchAtomic(

@@ -36,6 +36,7 @@ final class TicketTaker {
   private final long peer;
   private final long key;
   private final long addr;
+  private final String name;
 
   /** 1, the operand of every add. */
   private final MemorySegment one;
@@ -56,6 +57,7 @@ final class TicketTaker {
     this.peer = task.peer();
     this.key = counter.key();
     this.addr = counter.address();
+    this.name = counter.name();
     // an automatic arena: a result buffer stays alive while the transport may still write it, even
     // when the task fails with fetches in flight
     Arena arena = Arena.ofAuto();
@@ -112,7 +114,7 @@ final class TicketTaker {
           break; // the provider has no room: completions first
         }
         if (rc < 0) {
-          throw new FiException(rc, "fetch FI_SUM FI_UINT64 of record " + taken);
+          throw new FiException(rc, "fetch FI_SUM FI_UINT64 on '" + name + "' for record " + taken);
         }
         top--;
         if (taken == tickets.length) {
@@ -138,13 +140,18 @@ final class TicketTaker {
       } else if (n == -FiErrno.EAVAIL) {
         int rc = cq.readErr(error);
         throw new FiException(
-            rc < 0 ? rc : -error.err, "a fetch of this task failed: " + (rc < 0 ? "" : error));
+            rc < 0 ? rc : -error.err, "a fetch on '" + name + "' failed: " + (rc < 0 ? "" : error));
       } else if (n != -FiErrno.EAGAIN) {
         throw new FiException(n, "reading this task's completion queue");
       } else if (System.nanoTime() - lastProgress > STALL_MILLIS * 1_000_000) {
         throw new FiException(
             -FiErrno.ETIMEDOUT,
-            (WINDOW - top) + " fetches without a completion for " + STALL_MILLIS + " ms");
+            (WINDOW - top)
+                + " fetches on '"
+                + name
+                + "' without a completion for "
+                + STALL_MILLIS
+                + " ms");
       }
     }
   }

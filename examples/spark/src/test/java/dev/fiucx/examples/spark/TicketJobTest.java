@@ -5,14 +5,24 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fiucx.Connection;
+import dev.fiucx.DomainAttr;
+import dev.fiucx.Fabric;
 import dev.fiucx.FiErrno;
 import dev.fiucx.FiException;
+import dev.fiucx.PeerRegion;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import java.util.stream.IntStream;
 import java.util.stream.LongStream;
 import org.apache.spark.SparkConf;
+import org.apache.spark.SparkException;
+import org.apache.spark.SparkExecutorInfo;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -124,6 +134,53 @@ class TicketJobTest {
       assertEquals(Map.of("ucp", PARTITIONS), report.paths());
       serve.awaitLines("DEPARTED ", 2);
       assertEquals(records, serve.stop());
+    }
+  }
+
+  @Test
+  void aServeThatStopsMidJobFailsTheJobWithTheFetchErrorInsteadOfHanging() throws Exception {
+    // far more records than the job can take before the serve stops (at most 0.5 M/s here)
+    int records = 20_000_000;
+    try (CounterServeProcess serve = CounterServeProcess.start("shm");
+        Connection watcher = Fabric.connect(serve.target(), DomainAttr.defaults())) {
+      PeerRegion counter = watcher.region(TicketJob.DEFAULT_REGION);
+      CompletableFuture<TicketJob.Report> job =
+          CompletableFuture.supplyAsync(
+              () -> TicketJob.run(sc, serve.target(), TicketJob.DEFAULT_REGION, records, 16));
+      try {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (TicketJob.readCounter(watcher, counter) < 100_000) {
+          assertTrue(System.nanoTime() < deadline, "the job took no 100,000 tickets in 60 s");
+          Thread.sleep(20);
+        }
+        long atStop = serve.stop();
+        assertTrue(atStop >= 100_000 && atStop < records, atStop + " tickets at the stop");
+
+        ExecutionException failed =
+            assertThrows(ExecutionException.class, () -> job.get(60, TimeUnit.SECONDS));
+        assertTrue(failed.getCause() instanceof SparkException, failed.getCause().toString());
+        assertTrue(
+            Pattern.compile("dev\\.fiucx\\.FiException: FI_E(KEYREJECTED|CONNRESET)")
+                .matcher(failed.getCause().getMessage())
+                .find(),
+            failed.getCause().getMessage());
+      } finally {
+        job.handle((report, error) -> null).get(60, TimeUnit.SECONDS);
+        awaitNoRunningTasks();
+        ExecutorConnections.closeAll();
+      }
+    }
+  }
+
+  /** Waits (up to 60 s) until no task runs: the tasks of an aborted job end after the job. */
+  private static void awaitNoRunningTasks() throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (Arrays.stream(sc.sc().statusTracker().getExecutorInfos())
+            .mapToInt(SparkExecutorInfo::numRunningTasks)
+            .sum()
+        > 0) {
+      assertTrue(System.nanoTime() < deadline, "tasks still running 60 s after the job ended");
+      Thread.sleep(20);
     }
   }
 
