@@ -52,7 +52,7 @@ final class MetricsEndpoint implements AutoCloseable {
     for (int i = 0; i < domains.size(); i++) {
       FiucxMetrics m = new FiucxMetrics(domains.get(i), Tags.of("domain", Integer.toString(i)));
       if (latency) {
-        m.timeLatency();
+        m.percentileHistogram();
       }
       m.bindTo(registry);
       bound.add(m);
