@@ -53,6 +53,7 @@ public final class Connection implements AutoCloseable {
           FiErrno.ECONNREFUSED, "no fiucx serve at " + hostPort + ": " + e.getMessage(), e);
     }
     Welcome w = bootstrap.welcome();
+    DomainAttr attrUsed;
     try {
       if (!w.provider().equals(provider)) {
         throw new FiException(
@@ -65,6 +66,7 @@ public final class Connection implements AutoCloseable {
               ? attr
               : new DomainAttr(
                   w.transport(), attr.progress(), attr.virtualAddressing(), attr.options());
+      attrUsed = a;
       domain = Fabric.openDomain(provider, a);
     } catch (RuntimeException e) {
       bootstrap.close();
@@ -73,7 +75,14 @@ public final class Connection implements AutoCloseable {
     try {
       av = domain.openAddressVector();
       peer = av.insert(w.address());
-      regions = w.regions();
+      // the WELCOME carries each region's virtual address at the target; with offset addressing
+      // this domain's calls take offsets, so byte 0 is 0
+      regions =
+          attrUsed.virtualAddressing()
+              ? w.regions()
+              : w.regions().stream()
+                  .map(r -> new PeerRegion(r.name(), 0, r.key(), r.length(), r.access()))
+                  .toList();
     } catch (RuntimeException e) {
       domain.close();
       bootstrap.close();

@@ -38,14 +38,20 @@ public final class Server implements AutoCloseable {
     domain = Fabric.openDomain(provider, attr.domain());
     try {
       List<PeerRegion> descriptors = new ArrayList<>();
+      List<PeerRegion> wire = new ArrayList<>();
+      boolean virtual = attr.domain().virtualAddressing();
       for (ServeAttr.Region r : attr.regions()) {
         MemoryRegion mr = domain.allocateMemory(r.size(), r.access());
         regions.put(r.name(), mr);
-        descriptors.add(new PeerRegion(r.name(), mr.baseAddress(), mr.key(), r.size(), r.access()));
+        // the wire carries the virtual address; each initiator turns it into its own addr
+        // argument (MemoryRegion.baseAddress is the virtual address in either addressing)
+        long va = mr.segment().address();
+        wire.add(new PeerRegion(r.name(), va, mr.key(), r.size(), r.access()));
+        descriptors.add(new PeerRegion(r.name(), virtual ? va : 0, mr.key(), r.size(), r.access()));
       }
       served = List.copyOf(descriptors);
       Welcome welcome =
-          new Welcome(provider, attr.domain().transport(), domain.openEndpoint().name(), served);
+          new Welcome(provider, attr.domain().transport(), domain.openEndpoint().name(), wire);
       try {
         bootstrap =
             new BootstrapServer(
@@ -75,7 +81,10 @@ public final class Server implements AutoCloseable {
     return bootstrap.port();
   }
 
-  /** The served regions as initiators see them, in the order they were asked for. */
+  /**
+   * The served regions in the order they were asked for, with addresses as an initiator of the same
+   * addressing as this server's domain passes them.
+   */
   public List<PeerRegion> regions() {
     return served;
   }

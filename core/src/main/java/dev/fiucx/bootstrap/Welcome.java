@@ -19,6 +19,8 @@ import java.util.Set;
  * </pre>
  *
  * @param transport null when the target's domain runs the provider's default
+ * @param regions each with its virtual address at the target as {@code address} (an initiator with
+ *     offset addressing passes 0 for byte 0)
  */
 public record Welcome(String provider, String transport, byte[] address, List<PeerRegion> regions) {
   /** The most bytes of a domain address (ucx's are some hundred). */
