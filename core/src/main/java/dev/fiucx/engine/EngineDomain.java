@@ -61,8 +61,13 @@ public final class EngineDomain implements Domain, TransportCompletions {
   /** The size a completion queue gets when opened with size 0 (libfabric: provider's choice). */
   public static final int DEFAULT_CQ_SIZE = 1024;
 
-  /** The lease when {@link #LOCK_LEASE_OPTION} is not set. */
-  public static final long DEFAULT_LOCK_LEASE_MS = 1000;
+  /**
+   * The lease when {@link #LOCK_LEASE_OPTION} is not set. Long, because a lease can only guess that
+   * a holder is dead, and a live holder whose put is delayed past it loses atomicity (over tcp on
+   * an overloaded machine a step went without completion for over 10 s); dead holders are freed at
+   * once by the target wherever it sees them die (tcp, same-host processes).
+   */
+  public static final long DEFAULT_LOCK_LEASE_MS = 10_000;
 
   /** Token owner of the self-test's operations (endpoints use their index). */
   private static final int SELF_TEST = 0x7FFF_FFFF;
@@ -71,6 +76,8 @@ public final class EngineDomain implements Domain, TransportCompletions {
   private final DomainAttr attr;
   private final NativeSelfTest selfTest = new NativeSelfTest();
   private final Transport transport;
+  private final long keysResolvedAtOpen;
+  private final long keysRevokedAtOpen;
   private final List<NativeSelfTest.Demotion> demotions;
   private final AtomicTable table;
   private final EmulationCounters emulationCounters;
@@ -150,6 +157,9 @@ public final class EngineDomain implements Domain, TransportCompletions {
       throw e;
     }
     this.table = ProviderTable.build(demotions, BUILT);
+    // the self-test resolved (and revoked) keys of its own: metrics count from here
+    this.keysResolvedAtOpen = transport.keysResolved();
+    this.keysRevokedAtOpen = transport.keysRevoked();
     try {
       this.lockRegion = transport.allocate(LockWords.REGION_BYTES, LockWords.REGION_ACCESS);
     } catch (RuntimeException e) { // e.g. an allocation limit below the lock region's size
@@ -405,7 +415,7 @@ public final class EngineDomain implements Domain, TransportCompletions {
     return facts;
   }
 
-  private volatile boolean latencyTimed;
+  private volatile dev.fiucx.completion.LatencyRecorder latencyRecorder;
 
   /** The operation counts of every endpoint ever opened, closed ones too (metrics add them up). */
   public dev.fiucx.completion.OperationCounts[] operationCounts() {
@@ -432,11 +442,24 @@ public final class EngineDomain implements Domain, TransportCompletions {
     return failed.size();
   }
 
-  /** Whether endpoints, present and future, sum their operations' latency (metrics switch it). */
-  public synchronized void timeLatency(boolean on) {
-    latencyTimed = on;
+  /** Peers' keys this domain resolved since it opened (metrics; any thread). */
+  public long keysResolved() {
+    return transport.keysResolved() - keysResolvedAtOpen;
+  }
+
+  /** Resolved keys whose target revoked them and said so, since it opened (metrics). */
+  public long keysRevoked() {
+    return transport.keysRevoked() - keysRevokedAtOpen;
+  }
+
+  /**
+   * Where endpoints, present and future, send their operations' latencies (metrics set it); null
+   * stops timing.
+   */
+  public synchronized void timeLatency(dev.fiucx.completion.LatencyRecorder recorder) {
+    latencyRecorder = recorder;
     for (EngineEndpoint ep : endpoints) {
-      ep.counts().timeLatency(on);
+      ep.counts().timeLatency(recorder);
     }
   }
 
@@ -479,7 +502,7 @@ public final class EngineDomain implements Domain, TransportCompletions {
     EngineEndpoint ep =
         new EngineEndpoint(
             this, old.length, progress, domainGuard != null ? domainGuard : CallGuard.refusing());
-    ep.counts().timeLatency(latencyTimed);
+    ep.counts().timeLatency(latencyRecorder);
     next[old.length] = ep;
     endpoints = next;
     opened.add(ep);
