@@ -5,6 +5,7 @@ import dev.fiucx.Connection;
 import dev.fiucx.DomainAttr;
 import dev.fiucx.Fabric;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
@@ -17,6 +18,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * thread at a time per endpoint) and gives it back when it ends, so an executor opens as many
  * endpoints as it runs tasks at once, and their UCX endpoints and resolved keys serve task after
  * task (over TCP, opening an endpoint and resolving the key cost more than a small task's work).
+ *
+ * <p>A task whose fetches failed ({@link dev.fiucx.FiException}: the serve stopped, restarted or
+ * died) retires the connection, so the next task, such as Spark's retry of it, connects afresh
+ * instead of failing on a dead serve's keys. A retired connection is not closed at once, as other
+ * tasks may still be inside its calls; it is closed with the others.
  *
  * <p>Connections are closed by {@link #closeAll}, which the driver calls when the job is over (in
  * {@code local[N]} that closes the executors' too) and a shutdown hook calls when an executor JVM
@@ -56,8 +62,9 @@ public final class ExecutorConnections {
       if (ep != null) {
         return ep;
       }
+      ep = connection.openEndpoint(CQ_SIZE);
       ENDPOINTS.incrementAndGet();
-      return connection.openEndpoint(CQ_SIZE);
+      return ep;
     }
 
     /**
@@ -70,6 +77,7 @@ public final class ExecutorConnections {
   }
 
   private static final Map<String, Held> OPEN = new ConcurrentHashMap<>();
+  private static final Set<Held> RETIRED = ConcurrentHashMap.newKeySet();
   private static final AtomicLong CONNECTS = new AtomicLong();
   private static final AtomicLong ENDPOINTS = new AtomicLong();
   private static final Thread CLOSE_AT_EXIT =
@@ -94,6 +102,17 @@ public final class ExecutorConnections {
         t -> new Held(Fabric.connect(t, DomainAttr.defaults()), CONNECTS.incrementAndGet()));
   }
 
+  /**
+   * Takes {@code held} out of use after a failure of its serve: the next {@link #get} for {@code
+   * target} connects again. Retiring it twice, or after a newer connection took its place, does
+   * nothing more.
+   */
+  static void retire(String target, Held held) {
+    if (OPEN.remove(target, held)) {
+      RETIRED.add(held);
+    }
+  }
+
   /** How many connections this JVM has made so far (reused ones count once). */
   public static long connects() {
     return CONNECTS.get();
@@ -104,13 +123,20 @@ public final class ExecutorConnections {
     return ENDPOINTS.get();
   }
 
-  /** Closes every connection of this JVM; the next {@link #get} connects again. */
+  /**
+   * Closes every connection of this JVM, retired ones too; the next {@link #get} connects again.
+   * Call it when no task runs.
+   */
   public static void closeAll() {
     for (String target : OPEN.keySet()) {
       Held held = OPEN.remove(target);
       if (held != null) {
         held.connection.close();
       }
+    }
+    for (Held held : RETIRED) {
+      RETIRED.remove(held);
+      held.connection.close();
     }
   }
 }

@@ -178,6 +178,9 @@ public final class TicketJob {
     } catch (RuntimeException | Error e) {
       // fetches may still be in flight and completions queued: this endpoint serves no other task
       ep.close();
+      if (e instanceof FiException) {
+        ExecutorConnections.retire(target, held);
+      }
       throw e;
     }
     String path = ep.endpoint().atomicPath(ep.peer(), counter.key());

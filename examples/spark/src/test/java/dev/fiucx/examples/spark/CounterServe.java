@@ -29,7 +29,7 @@ public final class CounterServe {
     ServeAttr attr =
         new ServeAttr(
             "127.0.0.1",
-            0,
+            args.length > 1 ? Integer.parseInt(args[1]) : 0,
             List.of(
                 new ServeAttr.Region(
                     TicketJob.DEFAULT_REGION, 8, FiFlags.REMOTE_READ | FiFlags.REMOTE_WRITE),

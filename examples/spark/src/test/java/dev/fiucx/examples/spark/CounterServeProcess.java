@@ -30,7 +30,7 @@ final class CounterServeProcess implements AutoCloseable {
   private final Thread reader;
   private final int port;
 
-  private CounterServeProcess(String transport) throws IOException {
+  private CounterServeProcess(String transport, int port) throws IOException {
     List<String> command =
         List.of(
             ProcessHandle.current().info().command().orElse("java"),
@@ -39,7 +39,8 @@ final class CounterServeProcess implements AutoCloseable {
             "-cp",
             System.getProperty("java.class.path"),
             CounterServe.class.getName(),
-            transport);
+            transport,
+            Integer.toString(port));
     ProcessBuilder builder =
         new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
     // UCX logs to stdout by default, which would break the line protocol
@@ -63,15 +64,24 @@ final class CounterServeProcess implements AutoCloseable {
                   }
                 });
     String ready = next("PORT ");
-    port = Integer.parseInt(ready.substring(5));
+    this.port = Integer.parseInt(ready.substring(5));
   }
 
   static CounterServeProcess start(String transport) {
+    return start(transport, 0);
+  }
+
+  /** A serve on {@code port} (0: one the system picks). */
+  static CounterServeProcess start(String transport, int port) {
     try {
-      return new CounterServeProcess(transport);
+      return new CounterServeProcess(transport, port);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start the counter serve", e);
     }
+  }
+
+  int port() {
+    return port;
   }
 
   /** {@code 127.0.0.1:port} of its bootstrap. */

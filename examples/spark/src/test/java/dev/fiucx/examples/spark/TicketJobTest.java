@@ -172,6 +172,55 @@ class TicketJobTest {
     }
   }
 
+  @Test
+  void aServeRestartedOnItsPortIsReconnectedAfterOneFailedJob() throws Exception {
+    long connectsBefore = ExecutorConnections.connects();
+    int records = 1_000;
+    try {
+      int port;
+      try (CounterServeProcess first = CounterServeProcess.start("shm")) {
+        port = first.port();
+        TicketJob.Report report =
+            TicketJob.run(sc, first.target(), TicketJob.DEFAULT_REGION, records, 4);
+        assertEquals(List.of(), report.problems());
+        // the executor keeps its connection, as a long-lived one does; the serve goes away
+        assertEquals(records, first.stop());
+      }
+      try (CounterServeProcess second = CounterServeProcess.start("shm", port)) {
+        // the executor's connection still leads to the first serve, whose key it dropped
+        SparkException stale =
+            assertThrows(
+                SparkException.class,
+                () -> TicketJob.run(sc, second.target(), TicketJob.DEFAULT_REGION, records, 4));
+        assertTrue(
+            Pattern.compile("dev\\.fiucx\\.FiException: FI_E(KEYREJECTED|CONNRESET)")
+                .matcher(stale.getMessage())
+                .find(),
+            stale.getMessage());
+        awaitNoRunningTasks();
+
+        // the first failure retired that connection: tasks that started after it connected to the
+        // second serve and took their partitions' tickets (250 each) before the job was aborted;
+        // the next job uses that connection, or makes it
+        TicketJob.Report report =
+            TicketJob.run(sc, second.target(), TicketJob.DEFAULT_REGION, records, 4);
+        assertEquals(List.of(), report.problems());
+        assertTrue(
+            report.base() < records && report.base() % (records / 4) == 0,
+            report.base() + " tickets taken by the failed job");
+        assertEquals(2, ExecutorConnections.connects() - connectsBefore);
+        assertEquals(Map.of("driver", 1), report.connectionsPerExecutor());
+        ExecutorConnections.closeAll();
+        // two drivers' reads and one executor's tasks, all gone
+        second.awaitLines("DEPARTED ", 3);
+        assertEquals(report.base() + records, second.stop());
+        assertEquals(3, second.lines().stream().filter(l -> l.startsWith("CONNECTED ")).count());
+      }
+    } finally {
+      ExecutorConnections.closeAll();
+    }
+  }
+
   /** Waits (up to 60 s) until no task runs: the tasks of an aborted job end after the job. */
   private static void awaitNoRunningTasks() throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
