@@ -30,16 +30,16 @@ import org.apache.spark.api.java.JavaSparkContext;
 
 /**
  * Spark tasks take tickets from one remote counter: a {@code fiucx serve} exposes a region whose
- * first 8 bytes are a {@code FI_UINT64} counter; every task connects through its executor JVM's one
- * connection ({@link ExecutorConnections}), opens an endpoint of its own and does a fetching {@code
- * FI_SUM} of 1 per record; the driver collects the fetched values and checks that they are exactly
- * {@code base .. base + records - 1}, each once, and that the counter moved by exactly {@code
- * records} ({@link TicketCheck}). That is a global, exactly-once numbering of records made while
- * the job runs, across executors and hosts, with one remote atomic per record.
+ * first 8 bytes are a {@code FI_UINT64} counter; every task reaches it through its executor JVM's
+ * one connection ({@link ExecutorConnections}) with an endpoint of its own and does a fetching
+ * {@code FI_SUM} of 1 per record; the driver collects the fetched values and checks that they are
+ * exactly {@code base .. base + records - 1}, each once, and that the counter moved by exactly
+ * {@code records} ({@link TicketCheck}). That is a global, exactly-once numbering of records made
+ * while the job runs, across executors and hosts, with one remote atomic per record.
  *
  * <p>Run it with {@code spark-submit} (see {@code examples/spark/README.md}): {@code HOST:PORT
- * RECORDS [PARTITIONS [REGION]]}; exit status 0 when the tickets were exact, 1 when not, 2 on bad
- * arguments.
+ * RECORDS [PARTITIONS [REGION]]}; exit status 0 when the tickets were exact, 1 when not or when the
+ * job failed, 2 on bad arguments.
  */
 public final class TicketJob {
   /** The region {@code fiucx serve --region tickets:8} serves. */
@@ -289,6 +289,9 @@ public final class TicketJob {
       Report report = run(sc, args[0], region, records, tasks);
       report.lines().forEach(out::println);
       return report.exact() ? 0 : 1;
+    } catch (Exception e) { // Spark's failures are checked exceptions Java does not see declared
+      err.println("TicketJob: " + e.getMessage());
+      return 1;
     } finally {
       // in local[N] the executors are this JVM: their connections go now, not at exit
       ExecutorConnections.closeAll();

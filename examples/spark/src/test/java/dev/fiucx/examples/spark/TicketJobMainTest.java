@@ -104,6 +104,18 @@ class TicketJobMainTest {
       // the command closed its connections: the serve saw both initiators go
       serve.awaitLines("DEPARTED ", 2);
       assertEquals(20_000, serve.stop());
+
+      // nobody serves there any more: the command says so and exits 1
+      out.reset();
+      err.reset();
+      assertEquals(1, main(serve.target(), "20000"));
+      assertEquals("", out.toString(StandardCharsets.UTF_8));
+      assertTrue(
+          err.toString(StandardCharsets.UTF_8)
+              .startsWith(
+                  "TicketJob: FI_ECONNREFUSED: connection refused: no fiucx serve at "
+                      + serve.target()),
+          err.toString(StandardCharsets.UTF_8));
     } finally {
       before.forEach(
           (k, v) -> {
