@@ -35,6 +35,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * from several initiators and threads, the regions' descriptors, and what initiators get when the
  * server shuts down.
  */
+@RequiresUcx
 class ServeConnectTest {
   static final long RW = FiFlags.REMOTE_READ | FiFlags.REMOTE_WRITE;
 
