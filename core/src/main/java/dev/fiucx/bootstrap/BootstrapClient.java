@@ -78,6 +78,9 @@ public final class BootstrapClient implements AutoCloseable {
   /** Says BYE and closes; the target is told this initiator left. */
   @Override
   public void close() {
+    if (socket.isClosed()) {
+      return;
+    }
     try (socket) {
       synchronized (out) {
         Frames.write(out, Frames.BYE, new byte[0]);

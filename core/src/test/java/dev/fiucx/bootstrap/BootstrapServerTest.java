@@ -143,9 +143,13 @@ class BootstrapServerTest {
         Refusal.BAD_VERSION,
         "bootstrap version 1 from the peer, this side speaks 2");
     assertRefused(
-        BootstrapWireTest.frame(Frames.MAGIC, 2, 0x101, 0, new byte[0]),
+        BootstrapWireTest.frame(Frames.MAGIC, 2, 5, 0, new byte[0]),
         Refusal.BAD_TYPE,
-        "unknown frame type 257");
+        "unknown frame type 5");
+    assertRefused(
+        BootstrapWireTest.frame(Frames.MAGIC, 2, 0x100, 8, new byte[8]),
+        Refusal.UNEXPECTED,
+        "frame type 256 where HELLO was expected (this is a fiucx serve)");
     assertRefused(
         BootstrapWireTest.frame(Frames.MAGIC, 2, Frames.HELLO, 0xffff_ffffL, new byte[0]),
         Refusal.TOO_LONG,

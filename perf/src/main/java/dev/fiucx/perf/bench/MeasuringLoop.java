@@ -111,7 +111,9 @@ final class MeasuringLoop {
         // a whole call on shared memory (ucx_perftest reads the TSC)
         long now = record || timed ? System.nanoTime() : 0;
         for (int i = 0; i < n; i++) {
-          free[top++] = ((Slot) entries[i].opContext).index;
+          int slot = ((Slot) entries[i].opContext).index;
+          poster.completed(slot);
+          free[top++] = slot;
           entries[i].opContext = null;
         }
         if (record) {

@@ -9,7 +9,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 
 /** The initiator's end of the bootstrap connection to a {@link BenchServer}. */
-final class TargetLink implements AutoCloseable {
+final class TargetLink implements BenchTarget {
   private static final int CONNECT_TIMEOUT_MS = 10_000;
 
   private final Socket socket;
@@ -34,32 +34,43 @@ final class TargetLink implements AutoCloseable {
   }
 
   /** The target domain's address, for the address vector. */
-  byte[] address() {
+  @Override
+  public byte[] address() {
     return ready.address().clone();
   }
 
-  long key() {
+  @Override
+  public long key() {
     return ready.key();
   }
 
-  long regionLength() {
+  @Override
+  public long regionLength() {
     return ready.length();
   }
 
+  @Override
+  public boolean exclusive() {
+    return true;
+  }
+
   /** The target starts progressing (a spinning target begins to use its core). */
-  void start() throws IOException {
+  @Override
+  public void start() throws IOException {
     BootstrapWire.write(out, BootstrapWire.Type.START);
     BootstrapWire.expect(in, BootstrapWire.Type.STARTED);
   }
 
   /** The target stops progressing and hands over its region's bytes. */
-  byte[] stop() throws IOException {
+  @Override
+  public byte[] stop() throws IOException {
     BootstrapWire.write(out, BootstrapWire.Type.STOP);
     return BootstrapWire.expect(in, BootstrapWire.Type.REGION);
   }
 
   /** The target zeroes its region; only while no operation is in flight. */
-  void zero() throws IOException {
+  @Override
+  public void zero() throws IOException {
     BootstrapWire.write(out, BootstrapWire.Type.ZERO);
     BootstrapWire.expect(in, BootstrapWire.Type.OK);
   }
