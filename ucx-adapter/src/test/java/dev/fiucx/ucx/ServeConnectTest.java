@@ -89,7 +89,7 @@ class ServeConnectTest {
           ConnectedEndpoint ep = c.openEndpoint(16);
           Arena arena = Arena.ofConfined()) {
         PeerRegion counter = c.region("counter");
-        MemorySegment one = arena.allocate(JAVA_LONG).fill((byte) 0);
+        MemorySegment one = arena.allocate(JAVA_LONG);
         one.set(JAVA_LONG, 0, 1);
         MemorySegment ticket = arena.allocate(JAVA_LONG);
         int rc =
