@@ -179,6 +179,38 @@ class BootstrapServerTest {
   }
 
   @Test
+  void randomBytesNeverStopTheServer() throws Exception {
+    java.util.Random random = new java.util.Random(7);
+    byte[] hello = BootstrapWireTest.frame(Frames.MAGIC, 2, Frames.HELLO, 2, new byte[2]);
+    for (int i = 0; i < 60; i++) {
+      // a valid header with random bytes after it, or random bytes from the start
+      byte[] junk = new byte[1 + random.nextInt(64)];
+      random.nextBytes(junk);
+      byte[] bytes = junk;
+      if (i % 2 == 0) {
+        bytes = Arrays.copyOf(hello, hello.length + junk.length);
+        System.arraycopy(junk, 0, bytes, hello.length, junk.length);
+      }
+      try (Socket s = new Socket("127.0.0.1", server.port())) {
+        s.setSoTimeout(10_000);
+        s.getOutputStream().write(bytes);
+        s.shutdownOutput();
+        // whatever it answers, the server ends the connection within the frame timeout
+        byte[] all = s.getInputStream().readAllBytes();
+        assertTrue(all.length < 2048, all.length + " bytes answered");
+      }
+    }
+    try (BootstrapClient c = client("after the junk")) {
+      assertEquals(2, c.welcome().regions().size());
+      // the junk's own events may still be arriving
+      String e;
+      do {
+        e = event();
+      } while (!e.equals("connected after the junk"));
+    }
+  }
+
+  @Test
   void anythingButByeAfterTheWelcomeIsRefused() throws Exception {
     Socket s = new Socket("127.0.0.1", server.port());
     s.setSoTimeout(10_000);
