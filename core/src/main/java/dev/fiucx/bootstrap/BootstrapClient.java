@@ -35,7 +35,7 @@ public final class BootstrapClient implements AutoCloseable {
    */
   public static BootstrapClient connect(String host, int port, String client, Duration timeout)
       throws IOException {
-    int millis = (int) Math.clamp(timeout.toMillis(), 1, Integer.MAX_VALUE);
+    int millis = Math.clamp(timeout.toMillis(), 1, Integer.MAX_VALUE);
     Socket socket = new Socket();
     try {
       socket.connect(new InetSocketAddress(host, port), millis);

@@ -62,7 +62,7 @@ public final class BootstrapServer implements AutoCloseable {
     this.welcome = welcome;
     this.welcomePayload = welcome.encode();
     this.listener = listener == null ? new ServeListener() {} : listener;
-    this.frameTimeoutMillis = (int) Math.clamp(frameTimeout.toMillis(), 1, Integer.MAX_VALUE);
+    this.frameTimeoutMillis = Math.clamp(frameTimeout.toMillis(), 1, Integer.MAX_VALUE);
     this.maxConnections = maxConnections;
     socket = new ServerSocket();
     try {

@@ -124,6 +124,7 @@ class BootstrapServerTest {
   @Test
   void aQuietInitiatorIsKeptPastTheFrameTimeout() throws Exception {
     try (BootstrapClient c = client("quiet")) {
+      assertEquals("tcp", c.welcome().transport());
       assertEquals("connected quiet", event());
       Thread.sleep(1000); // more than three frame timeouts
       assertEquals(1, server.connections());
@@ -253,6 +254,7 @@ class BootstrapServerTest {
     server.close();
     server = start(1);
     try (BootstrapClient c = client("first")) {
+      assertEquals("ucx", c.welcome().provider());
       assertEquals("connected first", event());
       BootstrapException e = assertThrows(BootstrapException.class, () -> client("second"));
       assertEquals(Refusal.TOO_MANY, e.refusal());
