@@ -1,5 +1,7 @@
 package dev.fiucx.perf.bench;
 
+import dev.fiucx.bootstrap.BootstrapException;
+import dev.fiucx.bootstrap.Refusal;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -29,6 +31,10 @@ final class TargetLink implements BenchTarget {
       ready = BootstrapWire.Ready.decode(BootstrapWire.expect(in, BootstrapWire.Type.READY));
     } catch (IOException e) {
       socket.close();
+      if (e.getCause() instanceof BootstrapException b && b.refusal() == Refusal.UNEXPECTED) {
+        throw new IOException(
+            e.getMessage() + "; against a fiucx serve, name its region with --region NAME", e);
+      }
       throw e;
     }
   }

@@ -113,7 +113,10 @@ class BenchAgainstServeTest {
       r = BenchCli.run("bench", "--connect", target, "-n", "10");
       assertEquals(1, r.exit());
       assertTrue(
-          r.err().contains("frame type 256 where HELLO was expected (this is a fiucx serve)"),
+          r.err()
+              .contains(
+                  "frame type 256 where HELLO was expected (this is a fiucx serve); against a fiucx"
+                      + " serve, name its region with --region NAME"),
           r.err());
       r = BenchCli.run("bench", "--region", "counter", "-n", "10");
       assertEquals(2, r.exit());
