@@ -203,6 +203,35 @@ class ServeConnectTest {
   }
 
   @Test
+  void aServeThatCannotListenSaysWhy() {
+    try (Server first = serve("shm")) {
+      FiException e =
+          assertThrows(
+              FiException.class,
+              () ->
+                  Fabric.serve(
+                      new ServeAttr(
+                          "127.0.0.1",
+                          first.port(),
+                          List.of(new ServeAttr.Region("c", 8, RW)),
+                          DomainAttr.defaults())));
+      assertEquals(FiErrno.EADDRINUSE, e.errno());
+      assertTrue(
+          e.getMessage().contains("cannot listen on 127.0.0.1:" + first.port()), e.getMessage());
+      FiException manual =
+          assertThrows(
+              FiException.class,
+              () ->
+                  new ServeAttr(
+                      null,
+                      0,
+                      List.of(new ServeAttr.Region("c", 8, RW)),
+                      new DomainAttr(null, DomainAttr.Progress.MANUAL, false, Map.of())));
+      assertEquals(FiErrno.EINVAL, manual.errno());
+    }
+  }
+
+  @Test
   void connectingWhereNoServeListensIsRefused() throws Exception {
     int port;
     try (var s = new java.net.ServerSocket(0)) {
