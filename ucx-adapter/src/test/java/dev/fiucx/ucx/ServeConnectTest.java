@@ -203,6 +203,28 @@ class ServeConnectTest {
   }
 
   @Test
+  void anInitiatorWithVirtualAddressesGetsTheTargetsAddresses() {
+    try (Server server = serve("shm");
+        Connection c =
+            Fabric.connect(
+                "127.0.0.1:" + server.port(),
+                new DomainAttr(null, DomainAttr.Progress.AUTO, true, Map.of()));
+        ConnectedEndpoint ep = c.openEndpoint(4);
+        Arena arena = Arena.ofConfined()) {
+      PeerRegion counter = c.region("counter");
+      assertEquals(server.memory("counter").address(), counter.address());
+      assertEquals(0, server.regions().getFirst().address()); // the server's own addressing
+      MemorySegment one = arena.allocate(JAVA_LONG);
+      one.set(JAVA_LONG, 0, 1);
+      MemorySegment result = arena.allocate(JAVA_LONG);
+      assertEquals(0, fetchAdd(ep, counter, 8, one, result));
+      assertEquals(1, fetchAdd(ep, counter, 8, one, result));
+      assertEquals(2, server.memory("counter").get(JAVA_LONG, 8));
+      assertEquals(0, server.memory("counter").get(JAVA_LONG, 0));
+    }
+  }
+
+  @Test
   void aServeThatCannotListenSaysWhy() {
     try (Server first = serve("shm")) {
       FiException e =
