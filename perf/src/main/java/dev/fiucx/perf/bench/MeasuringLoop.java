@@ -120,7 +120,9 @@ final class MeasuringLoop {
           untilLook = CLOCK_EVERY;
         }
         for (int i = 0; i < n; i++) {
-          free[top++] = ((Slot) entries[i].opContext).index;
+          int slot = ((Slot) entries[i].opContext).index;
+          poster.completed(slot);
+          free[top++] = slot;
           entries[i].opContext = null;
         }
         if (record) {
