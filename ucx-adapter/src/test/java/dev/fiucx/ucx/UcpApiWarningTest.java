@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
  * every context creation printed is silenced for that call only, UCX's log level is set back, and a
  * user who asks UCX for more (UCX_LOG_LEVEL=info) still sees it.
  */
+@RequiresUcx
 class UcpApiWarningTest {
   private static final String WARNING = "UCP API version is incompatible";
 
