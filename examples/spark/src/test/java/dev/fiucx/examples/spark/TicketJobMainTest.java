@@ -3,6 +3,7 @@ package dev.fiucx.examples.spark;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fiucx.conformance.suite.RequiresProvider;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -64,6 +65,7 @@ class TicketJobMainTest {
   }
 
   @Test
+  @RequiresProvider("ucx")
   void theCommandRunsTheJobAndReportsExactTickets() throws Exception {
     Map<String, String> spark =
         Map.of(

@@ -11,6 +11,7 @@ import dev.fiucx.Fabric;
 import dev.fiucx.FiErrno;
 import dev.fiucx.FiException;
 import dev.fiucx.PeerRegion;
+import dev.fiucx.conformance.suite.RequiresProvider;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.Timeout;
  * memory: every record's ticket, the counter, and one connection for all tasks of the executor JVM
  * (this one), checked exactly, from the driver's side and from the target's.
  */
+@RequiresProvider("ucx")
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class TicketJobTest {
   private static final int RECORDS = 300_000;
