@@ -18,8 +18,8 @@ import java.util.Map;
  * The ticket job's target as a process of its own, as a cluster's would be: the library's server on
  * loopback (port picked by the system) with the 8-byte counter region {@code tickets} and an 8-byte
  * region {@code read-only} that peers may only read. Argument: the transport. Prints {@code PORT p}
- * once serving, {@code CONNECTED client} and {@code DEPARTED client} per initiator, and when its
- * standard input ends or says {@code stop}: {@code COUNTER value}, then closes the server and
+ * once serving, {@code CONNECTED client} and {@code DEPARTED client: why} per initiator, and when
+ * its standard input ends or says {@code stop}: {@code COUNTER value}, then closes the server and
  * prints {@code STOPPED}.
  */
 public final class CounterServe {
@@ -44,7 +44,7 @@ public final class CounterServe {
 
           @Override
           public void departed(String peer, String client, String why) {
-            say("DEPARTED " + client);
+            say("DEPARTED " + client + ": " + why);
           }
         };
     try (Server server = Fabric.serve("ucx", attr, log)) {

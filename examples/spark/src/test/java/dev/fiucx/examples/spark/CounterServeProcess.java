@@ -165,7 +165,7 @@ final class CounterServeProcess implements AutoCloseable {
   }
 
   /** The ucx_shm_posix files a process maps. */
-  private static Set<String> shmFiles(long pid) {
+  static Set<String> shmFiles(long pid) {
     Set<String> files = new HashSet<>();
     try {
       for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "maps"))) {
