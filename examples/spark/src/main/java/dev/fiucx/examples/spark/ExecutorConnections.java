@@ -98,8 +98,17 @@ public final class ExecutorConnections {
    */
   static Held get(String target) {
     return OPEN.computeIfAbsent(
-        target,
-        t -> new Held(Fabric.connect(t, DomainAttr.defaults()), CONNECTS.incrementAndGet()));
+        target, t -> new Held(Fabric.connect(t, attributes()), CONNECTS.incrementAndGet()));
+  }
+
+  /**
+   * How this JVM's connections open their domains: what the environment says ({@code FIUCX_*}
+   * variables, {@code -Dfiucx.*} in {@code spark.executor.extraJavaOptions}; see {@link
+   * DomainAttr}), with automatic progress always: the tasks share the domain, and under manual
+   * progress a domain is one thread's at a time.
+   */
+  static DomainAttr attributes() {
+    return DomainAttr.fromEnvironment().toBuilder().progress(DomainAttr.Progress.AUTO).build();
   }
 
   /**

@@ -4,7 +4,6 @@ import dev.fiucx.ConnectedEndpoint;
 import dev.fiucx.Connection;
 import dev.fiucx.CqEntry;
 import dev.fiucx.CqErrEntry;
-import dev.fiucx.DomainAttr;
 import dev.fiucx.Fabric;
 import dev.fiucx.FiDatatype;
 import dev.fiucx.FiErrno;
@@ -137,7 +136,7 @@ public final class TicketJob {
     if (partitions < 1) {
       throw new IllegalArgumentException("partitions must be at least 1, not " + partitions);
     }
-    try (Connection driver = Fabric.connect(target, DomainAttr.defaults())) {
+    try (Connection driver = Fabric.connect(target, ExecutorConnections.attributes())) {
       PeerRegion counter = counterRegion(driver, region);
       long base = readCounter(driver, counter);
       long start = System.nanoTime();

@@ -12,7 +12,6 @@ import java.io.InputStreamReader;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The ticket job's target as a process of its own, as a cluster's would be: the library's server on
@@ -34,7 +33,7 @@ public final class CounterServe {
                 new ServeAttr.Region(
                     TicketJob.DEFAULT_REGION, 8, FiFlags.REMOTE_READ | FiFlags.REMOTE_WRITE),
                 new ServeAttr.Region("read-only", 8, FiFlags.REMOTE_READ)),
-            new DomainAttr(args[0], DomainAttr.Progress.AUTO, false, Map.of()));
+            DomainAttr.builder().transport(args[0]).build());
     ServeListener log =
         new ServeListener() {
           @Override
