@@ -1,0 +1,272 @@
+package dev.fiucx.docker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import org.junit.jupiter.api.Test;
+
+/**
+ * docker/ as a user runs it, on this machine: Docker (installed and started when missing), the base
+ * image made from Debian's packages when missing ({@code base-image.sh}, whose tarball stays
+ * cached), the fiucx image ({@code build-context.sh} and the Dockerfile) and the Prometheus image
+ * built from this build's jars, then {@code compose.yaml} without Grafana: both initiators must
+ * exit 0 with exact results, Prometheus in its container must have seen both of them doing atomics
+ * and the serve answering, and SIGTERM must stop the serve with exit 0. Containers, network and the
+ * images built here are removed whatever happens (the base image stays: it is a cache), and a
+ * dockerd started here is stopped.
+ *
+ * <p>Every name is the run's own (images {@code fiucx:test-ID}, project {@code fiucxtestID}) and
+ * every port a free one, because with host networking the containers' ports are the host's.
+ */
+class DockerComposeTest {
+  /** Surefire runs in the module's directory, which is docker/. */
+  private static final Path DOCKER_DIR = Path.of("").toAbsolutePath();
+
+  /**
+   * How long each initiator runs: Prometheus scrapes every second, and a run of a fixed count is
+   * over in a second or two on the mapped shared-memory path (2 M calls/s).
+   */
+  private static final String BENCH_DURATION = "8s";
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private final HttpClient http = HttpClient.newHttpClient();
+
+  @Test
+  void composeRunsServeInitiatorsAndPrometheus() throws Exception {
+    assumeTrue(
+        "root".equals(System.getProperty("user.name")),
+        "installs Debian packages and runs dockerd: needs root");
+    String id = Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 16);
+    String fiucxImage = "fiucx:test-" + id;
+    String prometheusImage = "fiucx-prometheus:test-" + id;
+    String project = "fiucxtest" + id;
+    Map<String, String> env = new HashMap<>();
+    env.put("FIUCX_IMAGE", fiucxImage);
+    env.put("FIUCX_PROMETHEUS_IMAGE", prometheusImage);
+    env.put("FIUCX_BENCH_DURATION", BENCH_DURATION);
+    for (String port :
+        List.of(
+            "FIUCX_SERVE_PORT",
+            "FIUCX_SERVE_METRICS_PORT",
+            "FIUCX_BENCH1_METRICS_PORT",
+            "FIUCX_BENCH2_METRICS_PORT",
+            "FIUCX_PROMETHEUS_PORT")) {
+      env.put(port, Integer.toString(freePort()));
+    }
+    List<String> compose =
+        List.of(DockerDaemon.COMPOSE, "-p", project, "-f", "compose.yaml", "--ansi", "never");
+
+    ShmLeftovers shm = ShmLeftovers.snapshot();
+    long t0 = System.nanoTime();
+    try (DockerDaemon daemon = DockerDaemon.ensure()) {
+      Throwable failure = null;
+      try {
+        step("docker ready (dockerd started here: " + daemon.startedHere() + ")", t0);
+        check(Duration.ofMinutes(10), Map.of("DOCKER", DockerDaemon.DOCKER), "./base-image.sh");
+        step("base image", t0);
+        check(
+            Duration.ofMinutes(3),
+            Map.of("JAVA_HOME", System.getProperty("java.home")),
+            "./build-context.sh",
+            "target/image-classpath.txt",
+            "target/context");
+        check(
+            Duration.ofMinutes(5),
+            Map.of(),
+            DockerDaemon.DOCKER,
+            "build",
+            "--network",
+            "host",
+            "-f",
+            "Dockerfile",
+            "-t",
+            fiucxImage,
+            "target/context");
+        check(
+            Duration.ofMinutes(5),
+            Map.of(),
+            DockerDaemon.DOCKER,
+            "build",
+            "--network",
+            "host",
+            "-t",
+            prometheusImage,
+            "prometheus");
+        step("images built", t0);
+
+        check(Duration.ofMinutes(3), env, with(compose, "up", "-d"));
+        String bench1 = containerOf(compose, env, "bench-1");
+        String bench2 = containerOf(compose, env, "bench-2");
+        String serve = containerOf(compose, env, "serve");
+        for (String bench : List.of(bench1, bench2)) {
+          String exit =
+              check(Duration.ofMinutes(5), Map.of(), DockerDaemon.DOCKER, "wait", bench).strip();
+          String log = check(Duration.ofMinutes(1), Map.of(), DockerDaemon.DOCKER, "logs", bench);
+          assertEquals("0", exit, "an initiator's exit code; its output:\n" + log);
+          assertExactResults(log);
+        }
+        step("both initiators done", t0);
+
+        String prometheus = "http://127.0.0.1:" + env.get("FIUCX_PROMETHEUS_PORT");
+        // the highest rate each initiator reached, as Prometheus computed it from its scrapes
+        JsonNode rates =
+            query(
+                prometheus,
+                "max_over_time((sum by (instance) (rate(fiucx_atomic_operations_total"
+                    + "{job=\"fiucx-bench\",outcome=\"ok\"}[3s])))[10m:1s])");
+        assertEquals(
+            sorted(
+                "127.0.0.1:" + env.get("FIUCX_BENCH1_METRICS_PORT"),
+                "127.0.0.1:" + env.get("FIUCX_BENCH2_METRICS_PORT")),
+            instances(rates),
+            "the initiators Prometheus saw doing atomics: " + rates);
+        for (JsonNode rate : rates) {
+          double perSecond = rate.path("value").get(1).asDouble();
+          System.err.printf(
+              "Prometheus: %s at up to %.0f ops/s%n",
+              rate.path("metric").path("instance").asText(), perSecond);
+          assertTrue(perSecond > 0, "rate " + rate);
+        }
+        JsonNode serveUp = query(prometheus, "max_over_time(up{job=\"fiucx-serve\"}[10m])");
+        assertEquals(1, serveUp.size(), "the serve's scrapes: " + serveUp);
+        assertEquals("1", serveUp.get(0).path("value").get(1).asText(), "serve scraped");
+
+        // SIGTERM: the serve revokes its keys, unmaps, and exits 0
+        check(Duration.ofMinutes(1), env, with(compose, "stop", "-t", "10", "serve"));
+        String serveExit =
+            check(
+                    Duration.ofMinutes(1),
+                    Map.of(),
+                    DockerDaemon.DOCKER,
+                    "inspect",
+                    "-f",
+                    "{{.State.ExitCode}}",
+                    serve)
+                .strip();
+        assertEquals(
+            "0",
+            serveExit,
+            "the serve's exit on SIGTERM; its output:\n"
+                + check(Duration.ofMinutes(1), Map.of(), DockerDaemon.DOCKER, "logs", serve));
+        step("checked", t0);
+      } catch (Throwable t) {
+        failure = t;
+        throw t;
+      } finally {
+        List<String> problems = new ArrayList<>();
+        teardown(problems, env, with(compose, "down", "--volumes", "--remove-orphans", "-t", "10"));
+        teardown(problems, Map.of(), DockerDaemon.DOCKER, "rmi", "-f", fiucxImage, prometheusImage);
+        int removed = shm.remove();
+        if (removed > 0) {
+          System.err.println("removed " + removed + " UCX shared-memory files left in /dev/shm");
+        }
+        if (!problems.isEmpty()) {
+          AssertionError teardownFailed = new AssertionError("teardown: " + problems);
+          if (failure != null) {
+            failure.addSuppressed(teardownFailed);
+          } else {
+            throw teardownFailed;
+          }
+        }
+        step("torn down", t0);
+      }
+    }
+  }
+
+  /**
+   * A bench run's own proof that the target holds exactly what its calls leave: bench exits
+   * non-zero when it does not, and says so in a line.
+   */
+  private static void assertExactResults(String log) {
+    assertTrue(
+        log.contains("target check: every element holds what"),
+        "the initiator's exact-result line; its output:\n" + log);
+  }
+
+  private static String check(Duration bound, Map<String, String> env, String... command)
+      throws IOException, InterruptedException {
+    return Command.check(bound, env, DOCKER_DIR, command);
+  }
+
+  private static void teardown(List<String> problems, Map<String, String> env, String... command) {
+    try {
+      Command.Result r = Command.run(Duration.ofMinutes(2), env, DOCKER_DIR, command);
+      if (r.exit() != 0) {
+        problems.add(String.join(" ", command) + " exited " + r.exit() + ": " + r.tail());
+      }
+    } catch (IOException | InterruptedException | AssertionError e) {
+      problems.add(String.join(" ", command) + ": " + e);
+    }
+  }
+
+  private static String containerOf(List<String> compose, Map<String, String> env, String service)
+      throws IOException, InterruptedException {
+    String id = check(Duration.ofMinutes(1), env, with(compose, "ps", "-q", service)).strip();
+    assertTrue(id.matches("[0-9a-f]{64}"), service + "'s container: " + id);
+    return id;
+  }
+
+  private static String[] with(List<String> command, String... more) {
+    List<String> all = new ArrayList<>(command);
+    all.addAll(List.of(more));
+    return all.toArray(String[]::new);
+  }
+
+  private static List<String> instances(JsonNode result) {
+    List<String> names = new ArrayList<>();
+    for (JsonNode series : result) {
+      names.add(series.path("metric").path("instance").asText());
+    }
+    names.sort(null);
+    return names;
+  }
+
+  private static List<String> sorted(String... names) {
+    return java.util.Arrays.stream(names).sorted().toList();
+  }
+
+  /** The result vector of an instant query now. */
+  private JsonNode query(String prometheus, String promql) throws Exception {
+    HttpResponse<String> r =
+        http.send(
+            HttpRequest.newBuilder(
+                    URI.create(
+                        prometheus
+                            + "/api/v1/query?query="
+                            + URLEncoder.encode(promql, StandardCharsets.UTF_8)))
+                .timeout(Duration.ofSeconds(30))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    JsonNode body = JSON.readTree(r.body());
+    assertEquals("success", body.path("status").asText(), promql + ": " + r.body());
+    return body.path("data").path("result");
+  }
+
+  private static void step(String what, long t0) {
+    System.err.printf("docker test: %s at %.1f s%n", what, (System.nanoTime() - t0) / 1e9);
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+}
