@@ -119,7 +119,7 @@ class DockerComposeTest {
         for (String bench : List.of(bench1, bench2)) {
           String exit =
               check(Duration.ofMinutes(5), Map.of(), DockerDaemon.DOCKER, "wait", bench).strip();
-          String log = check(Duration.ofMinutes(1), Map.of(), DockerDaemon.DOCKER, "logs", bench);
+          String log = logs(bench);
           assertEquals("0", exit, "an initiator's exit code; its output:\n" + log);
           assertExactResults(log);
         }
@@ -161,16 +161,15 @@ class DockerComposeTest {
                     "{{.State.ExitCode}}",
                     serve)
                 .strip();
-        assertEquals(
-            "0",
-            serveExit,
-            "the serve's exit on SIGTERM; its output:\n"
-                + check(Duration.ofMinutes(1), Map.of(), DockerDaemon.DOCKER, "logs", serve));
+        assertEquals("0", serveExit, "the serve's exit on SIGTERM; its output:\n" + logs(serve));
         step("checked", t0);
       } catch (Throwable t) {
         failure = t;
         throw t;
       } finally {
+        if (failure != null) {
+          printLogs(compose, env);
+        }
         List<String> problems = new ArrayList<>();
         teardown(problems, env, with(compose, "down", "--volumes", "--remove-orphans", "-t", "10"));
         teardown(problems, Map.of(), DockerDaemon.DOCKER, "rmi", "-f", fiucxImage, prometheusImage);
@@ -199,6 +198,25 @@ class DockerComposeTest {
     assertTrue(
         log.contains("target check: every element holds what"),
         "the initiator's exact-result line; its output:\n" + log);
+  }
+
+  /** A container's stdout and stderr (bench writes its table to stderr). */
+  private static String logs(String container) throws IOException, InterruptedException {
+    Command.Result r =
+        Command.run(
+            Duration.ofMinutes(1), Map.of(), DOCKER_DIR, DockerDaemon.DOCKER, "logs", container);
+    return r.output() + r.errors();
+  }
+
+  /** Every container's output, for a failed run. */
+  private static void printLogs(List<String> compose, Map<String, String> env) {
+    try {
+      Command.Result logs =
+          Command.run(Duration.ofMinutes(1), env, DOCKER_DIR, with(compose, "logs", "--no-color"));
+      System.err.println("docker-compose logs:\n" + logs.output() + logs.errors());
+    } catch (IOException | InterruptedException | AssertionError e) {
+      System.err.println("docker-compose logs: " + e);
+    }
   }
 
   private static String check(Duration bound, Map<String, String> env, String... command)
