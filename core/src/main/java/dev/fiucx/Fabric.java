@@ -6,8 +6,9 @@ import java.util.List;
 import java.util.ServiceLoader;
 
 /**
- * Entry point: the providers on the class path ({@code fi_getinfo}) and opening a domain ({@code
- * fi_fabric} plus {@code fi_domain}).
+ * Entry point: the providers on the class path ({@code fi_getinfo}), opening a domain ({@code
+ * fi_fabric} plus {@code fi_domain}), and the two roles by {@code host:port}: {@link #serve}
+ * exposes named regions, {@link #connect} reaches them.
  */
 public final class Fabric {
   private Fabric() {}
@@ -41,5 +42,40 @@ public final class Fabric {
           "provider '" + providerName + "' unavailable: " + p.unavailabilityCause());
     }
     return p.openDomain(attr);
+  }
+
+  /**
+   * Connects to a {@link Server} (a {@code fiucx serve}) that listens at {@code hostPort} ({@code
+   * host:port}, {@code [v6]:port}) with the {@code ucx} provider: gets the server's domain address
+   * and its named regions over the bootstrap, opens a domain with {@code attr} (a null transport
+   * takes the server's) and inserts the server. Throws {@code FI_ECONNREFUSED} when no serve
+   * answers there, {@code FI_EINVAL} for a bad {@code hostPort}.
+   */
+  public static Connection connect(String hostPort, DomainAttr attr) {
+    return connect("ucx", hostPort, attr);
+  }
+
+  /** {@link #connect(String, DomainAttr)} with the named provider (the server's must match). */
+  public static Connection connect(String providerName, String hostPort, DomainAttr attr) {
+    return new Connection(providerName, hostPort, attr);
+  }
+
+  /**
+   * Serves {@code attr}'s regions with the {@code ucx} provider: opens the domain, allocates the
+   * regions and starts the bootstrap on the given address and port.
+   */
+  public static Server serve(ServeAttr attr) {
+    return serve("ucx", attr, null);
+  }
+
+  /**
+   * {@link #serve(ServeAttr)} with the named provider; {@code listener} (or null) hears of
+   * initiators that connect, depart or are refused.
+   */
+  public static Server serve(String providerName, ServeAttr attr, ServeListener listener) {
+    if (providerName == null || attr == null) {
+      throw new FiException(FiErrno.EINVAL, "serve needs a provider name and attributes");
+    }
+    return new Server(providerName, attr, listener);
   }
 }

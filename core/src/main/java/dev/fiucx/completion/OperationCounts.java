@@ -9,9 +9,10 @@ import java.lang.invoke.VarHandle;
 
 /**
  * One endpoint's plain counts of its operations, for metrics: operations and elements by cell and
- * outcome, refused calls and CQ error entries by errno, operations in flight, and (switched on) the
- * summed latency of each cell. The hot path only moves longs here: no allocation, no lock, no
- * read-modify-write instruction, no Micrometer.
+ * outcome, refused calls and CQ error entries by errno, and operations in flight. The hot path only
+ * moves longs here: no allocation, no lock, no read-modify-write instruction, no Micrometer. While
+ * a {@link LatencyRecorder} is set, each operation's time from post to end goes to it as well (two
+ * clock reads and the recorder's own cost); with none set no clock is read.
  *
  * <p>Two threads may write: the posting thread (calls, and operations it finishes itself) and the
  * one that progresses (completions; under automatic progress the progress thread or a reader, one
@@ -37,7 +38,7 @@ public final class OperationCounts {
   private final int[] slotCell;
   private final long[] slotElements;
   private final long[] slotStart;
-  private volatile boolean timed;
+  private volatile LatencyRecorder recorder;
 
   /**
    * @param slots the size of the endpoint's {@link PendingOperations} (a power of two)
@@ -58,14 +59,16 @@ public final class OperationCounts {
     return index(cell.family(), cell.op(), cell.datatype());
   }
 
-  /** Switches the latency sums on or off (off: the hot path reads no clock). */
-  public void timeLatency(boolean on) {
-    timed = on;
+  /**
+   * Where operations' latencies go from now on; null stops timing (the hot path reads no clock).
+   */
+  public void timeLatency(LatencyRecorder recorder) {
+    this.recorder = recorder;
   }
 
   /** A start time for {@link #opened} or {@link #done}: the clock when latency is timed, else 0. */
   public long start() {
-    return timed ? System.nanoTime() : 0;
+    return recorder != null ? System.nanoTime() : 0;
   }
 
   // --- the posting thread ---
@@ -91,8 +94,13 @@ public final class OperationCounts {
     int c = index(cell);
     poster.add(Side.cellAt(c, true), 1);
     poster.add(Side.cellAt(c, true) + 1, 1);
-    if (start != 0) {
-      poster.addLatency(c, System.nanoTime() - start);
+    record(c, start);
+  }
+
+  private void record(int cell, long start) {
+    LatencyRecorder r = recorder;
+    if (start != 0 && r != null) {
+      r.record(cell, System.nanoTime() - start);
     }
   }
 
@@ -120,10 +128,7 @@ public final class OperationCounts {
     if (status != 0) {
       side.add(Side.completionErrorAt(-status), 1);
     }
-    long start = slotStart[slot];
-    if (start != 0) {
-      side.addLatency(c, System.nanoTime() - start);
-    }
+    record(c, slotStart[slot]);
   }
 
   // --- readers (any thread) ---
@@ -153,16 +158,6 @@ public final class OperationCounts {
     return Math.max(0, sum(Side.OPENED) - sum(Side.FINISHED));
   }
 
-  /** Timed operations on {@code cell} (those that ended while latency was timed). */
-  public long timedOperations(int cell) {
-    return poster.latencyCount(cell) + progress.latencyCount(cell);
-  }
-
-  /** Their summed latency in nanoseconds. */
-  public long timedNanos(int cell) {
-    return poster.latencyNanos(cell) + progress.latencyNanos(cell);
-  }
-
   private long sum(int at) {
     return poster.get(at) + progress.get(at);
   }
@@ -177,8 +172,6 @@ public final class OperationCounts {
     private static final int LENGTH = COMPLETION_ERRORS_AT + ERRNOS + PAD;
 
     private final long[] counts = new long[LENGTH];
-    // [PAD + 2 * cell]: count, nanos; allocated on first use, written by this side's thread only
-    private long[] latency;
 
     /** Operations of {@code cell} by outcome; the elements are at the next index. */
     static int cellAt(int cell, boolean ok) {
@@ -199,37 +192,6 @@ public final class OperationCounts {
 
     long get(int at) {
       return (long) LONGS.getOpaque(counts, at);
-    }
-
-    void addLatency(int cell, long nanos) {
-      long[] l = latency;
-      if (l == null) {
-        l = new long[PAD + 2 * CELLS + PAD]; // once, when latency is first switched on
-        LATENCY.setRelease(this, l);
-      }
-      int at = PAD + 2 * cell;
-      LONGS.setOpaque(l, at + 1, l[at + 1] + nanos);
-      LONGS.setOpaque(l, at, l[at] + 1);
-    }
-
-    long latencyCount(int cell) {
-      long[] l = (long[]) LATENCY.getAcquire(this);
-      return l == null ? 0 : (long) LONGS.getOpaque(l, PAD + 2 * cell);
-    }
-
-    long latencyNanos(int cell) {
-      long[] l = (long[]) LATENCY.getAcquire(this);
-      return l == null ? 0 : (long) LONGS.getOpaque(l, PAD + 2 * cell + 1);
-    }
-
-    private static final VarHandle LATENCY;
-
-    static {
-      try {
-        LATENCY = MethodHandles.lookup().findVarHandle(Side.class, "latency", long[].class);
-      } catch (ReflectiveOperationException e) {
-        throw new ExceptionInInitializerError(e);
-      }
     }
   }
 }

@@ -71,6 +71,8 @@ public final class EngineDomain implements Domain, TransportCompletions {
   private final DomainAttr attr;
   private final NativeSelfTest selfTest = new NativeSelfTest();
   private final Transport transport;
+  private final long keysResolvedAtOpen;
+  private final long keysRevokedAtOpen;
   private final List<NativeSelfTest.Demotion> demotions;
   private final AtomicTable table;
   private final EmulationCounters emulationCounters;
@@ -150,6 +152,9 @@ public final class EngineDomain implements Domain, TransportCompletions {
       throw e;
     }
     this.table = ProviderTable.build(demotions, BUILT);
+    // the self-test resolved (and revoked) keys of its own: metrics count from here
+    this.keysResolvedAtOpen = transport.keysResolved();
+    this.keysRevokedAtOpen = transport.keysRevoked();
     try {
       this.lockRegion = transport.allocate(LockWords.REGION_BYTES, LockWords.REGION_ACCESS);
     } catch (RuntimeException e) { // e.g. an allocation limit below the lock region's size
@@ -405,7 +410,7 @@ public final class EngineDomain implements Domain, TransportCompletions {
     return facts;
   }
 
-  private volatile boolean latencyTimed;
+  private volatile dev.fiucx.completion.LatencyRecorder latencyRecorder;
 
   /** The operation counts of every endpoint ever opened, closed ones too (metrics add them up). */
   public dev.fiucx.completion.OperationCounts[] operationCounts() {
@@ -432,11 +437,24 @@ public final class EngineDomain implements Domain, TransportCompletions {
     return failed.size();
   }
 
-  /** Whether endpoints, present and future, sum their operations' latency (metrics switch it). */
-  public synchronized void timeLatency(boolean on) {
-    latencyTimed = on;
+  /** Peers' keys this domain resolved since it opened (metrics; any thread). */
+  public long keysResolved() {
+    return transport.keysResolved() - keysResolvedAtOpen;
+  }
+
+  /** Resolved keys whose target revoked them and said so, since it opened (metrics). */
+  public long keysRevoked() {
+    return transport.keysRevoked() - keysRevokedAtOpen;
+  }
+
+  /**
+   * Where endpoints, present and future, send their operations' latencies (metrics set it); null
+   * stops timing.
+   */
+  public synchronized void timeLatency(dev.fiucx.completion.LatencyRecorder recorder) {
+    latencyRecorder = recorder;
     for (EngineEndpoint ep : endpoints) {
-      ep.counts().timeLatency(on);
+      ep.counts().timeLatency(recorder);
     }
   }
 
@@ -479,7 +497,7 @@ public final class EngineDomain implements Domain, TransportCompletions {
     EngineEndpoint ep =
         new EngineEndpoint(
             this, old.length, progress, domainGuard != null ? domainGuard : CallGuard.refusing());
-    ep.counts().timeLatency(latencyTimed);
+    ep.counts().timeLatency(latencyRecorder);
     next[old.length] = ep;
     endpoints = next;
     opened.add(ep);

@@ -3,16 +3,17 @@ package dev.fiucx.metrics;
 import dev.fiucx.Domain;
 import dev.fiucx.FiErrno;
 import dev.fiucx.FiException;
+import dev.fiucx.completion.LatencyRecorder;
 import dev.fiucx.completion.OperationCounts;
 import dev.fiucx.emulation.EmulationCounters;
 import dev.fiucx.engine.EngineDomain;
 import dev.fiucx.semantics.AtomicCell;
 import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
@@ -22,6 +23,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.ToDoubleFunction;
 import java.util.function.ToLongFunction;
 
@@ -29,7 +31,8 @@ import java.util.function.ToLongFunction;
  * Binds a domain's atomic operations to the application's {@link MeterRegistry} (never the global
  * one). Every meter reads counts the domain keeps anyway: the endpoints' plain per-cell counts
  * ({@link OperationCounts}), the emulation's counters and the domain's facts. Binding costs the hot
- * path nothing; the opt-in latency timer costs two clock reads per operation while it is on.
+ * path nothing; the opt-in latency timer costs two clock reads and a {@link Timer#record} per
+ * operation while it is on (and one registration, under a lock, at a cell's first timed operation).
  *
  * <p>Meters (Prometheus adds {@code _total} to counters):
  *
@@ -48,15 +51,24 @@ import java.util.function.ToLongFunction;
  *       survived.
  *   <li>{@code fiucx.domain.info}: 1, tagged with the domain's facts (provider, transport, UCX
  *       version, atomic mode, demoted native ops).
- *   <li>{@code fiucx.atomic.latency} (only after {@link #timeLatency}): a function timer by family,
- *       op, datatype and mechanism: count and total time of the operations that ended since.
+ *   <li>{@code fiucx.keys.resolved}: peers' keys this domain resolved (one control round trip each;
+ *       a key is then cached; the remote lock's own words are one more key per peer, at its first
+ *       lock-based operation); {@code fiucx.keys.revoked}: resolved keys whose target revoked them
+ *       (closed the region) and told this domain so.
+ *   <li>{@code fiucx.atomic.latency} (only after {@link #timeLatency}): a timer by family, op,
+ *       datatype and mechanism of each operation's time from post to end. Its percentile histogram
+ *       (Prometheus: {@code fiucx_atomic_latency_seconds_bucket}) is on after {@link
+ *       #percentileHistogram}, or when the application's own {@code MeterFilter} switches it on.
  * </ul>
  *
  * <p>No tag names a peer, key or address: the series are bounded by the atomic table. A cell's
  * series exist once it has been used ({@link #refresh}); in the worst case, every one of the 354
  * valid cells of the reference table used, 354 x 2 outcomes x 2 meters = 1,416 operation and
- * element series and 354 latency series. The error series, 2 x the errnos of {@link FiErrno} (57
- * today), exist from the start.
+ * element series and 354 latency timers (with the percentile histogram on, each of those has
+ * Micrometer's default buckets for its range: about 70 series each in Prometheus, so 24,780 at
+ * worst; an application that uses many cells can narrow them with {@code
+ * minimumExpectedValue}/{@code maximumExpectedValue} in a {@code MeterFilter}). The error series, 2
+ * x the errnos of {@link FiErrno} (57 today), exist from the start.
  */
 public final class FiucxMetrics implements MeterBinder, AutoCloseable {
   private final EngineDomain domain;
@@ -65,6 +77,10 @@ public final class FiucxMetrics implements MeterBinder, AutoCloseable {
   private final List<MeterRegistry> registries = new ArrayList<>();
   private final boolean[] shown = new boolean[OperationCounts.CELLS];
   private boolean latency;
+  private boolean histogram;
+  private final AtomicReferenceArray<Timer[]> timers =
+      new AtomicReferenceArray<>(OperationCounts.CELLS);
+  private final LatencyRecorder recorder = this::record;
 
   /** The metrics of {@code domain}, a domain of this library's engine (every provider's is). */
   public FiucxMetrics(Domain domain) {
@@ -87,6 +103,52 @@ public final class FiucxMetrics implements MeterBinder, AutoCloseable {
   public FiucxMetrics timeLatency() {
     latency = true;
     return this;
+  }
+
+  /**
+   * Switches the latency timer on with its percentile histogram published (Prometheus gets {@code
+   * _bucket} series that {@code histogram_quantile} reads). Call before binding.
+   */
+  public FiucxMetrics percentileHistogram() {
+    histogram = true;
+    return timeLatency();
+  }
+
+  /** The recorder the endpoints call: the cell's timers, registered at its first operation. */
+  private void record(int cell, long nanos) {
+    Timer[] t = timers.get(cell);
+    if (t == null) {
+      t = timersOf(cell);
+    }
+    for (Timer timer : t) {
+      timer.record(nanos, TimeUnit.NANOSECONDS);
+    }
+  }
+
+  private synchronized Timer[] timersOf(int index) {
+    Timer[] t = timers.get(index);
+    if (t != null) {
+      return t;
+    }
+    Tags tags = common.and(cellTags(cellAt(index)));
+    t = new Timer[registries.size()];
+    for (int i = 0; i < t.length; i++) {
+      t[i] =
+          Timer.builder("fiucx.atomic.latency")
+              .description("time from post to end of the atomic operations")
+              .tags(tags)
+              .publishPercentileHistogram(histogram ? Boolean.TRUE : null)
+              .register(registries.get(i));
+      bound.add(t[i].getId());
+    }
+    timers.set(index, t);
+    return t;
+  }
+
+  private void forgetTimers() {
+    for (int i = 0; i < timers.length(); i++) {
+      timers.set(i, null);
+    }
   }
 
   @Override
@@ -184,8 +246,23 @@ public final class FiucxMetrics implements MeterBinder, AutoCloseable {
         null,
         common.and(infoTags()),
         d -> 1);
+    counter(
+        registry,
+        "fiucx.keys.resolved",
+        "peers' keys this domain resolved (one control round trip each; then cached)",
+        "keys",
+        common,
+        EngineDomain::keysResolved);
+    counter(
+        registry,
+        "fiucx.keys.revoked",
+        "resolved keys whose target revoked them (closed the region) and said so",
+        "keys",
+        common,
+        EngineDomain::keysRevoked);
     if (latency) {
-      domain.timeLatency(true);
+      forgetTimers(); // a cell's timers are made again, in every registry bound now
+      domain.timeLatency(recorder);
     }
     for (int i = 0; i < shown.length; i++) {
       if (shown[i]) { // a second registry gets the cells the first one shows
@@ -255,26 +332,15 @@ public final class FiucxMetrics implements MeterBinder, AutoCloseable {
           t,
           d -> sum(d, c -> c.elements(index, ok)));
     }
-    if (latency) {
-      add(
-          FunctionTimer.builder(
-                  "fiucx.atomic.latency",
-                  domain,
-                  d -> sum(d, c -> c.timedOperations(index)),
-                  d -> sum(d, c -> c.timedNanos(index)),
-                  TimeUnit.NANOSECONDS)
-              .description("time from post to completion of the atomic operations that ended")
-              .tags(tags)
-              .register(registry));
-    }
   }
 
   /** Removes the meters from every registry they were bound to; the latency timer stops. */
   @Override
   public synchronized void close() {
     if (latency) {
-      domain.timeLatency(false);
+      domain.timeLatency(null);
     }
+    forgetTimers();
     for (MeterRegistry r : registries) {
       for (Meter.Id id : bound) {
         r.remove(id);

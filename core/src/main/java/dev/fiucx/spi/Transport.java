@@ -72,6 +72,15 @@ public interface Transport extends AutoCloseable {
    */
   int progress();
 
+  /** Peers' keys this transport resolved, each one control round trip (metrics; any thread). */
+  long keysResolved();
+
+  /**
+   * Keys this transport had resolved whose target revoked them (closed the region) and said so
+   * (metrics; any thread).
+   */
+  long keysRevoked();
+
   /** Human-readable facts for {@code info}: library version, transports in use, atomic mode. */
   java.util.Map<String, String> describe();
 

@@ -1,6 +1,7 @@
 package dev.fiucx.completion;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fiucx.AtomicFamily;
 import dev.fiucx.FiDatatype;
@@ -41,21 +42,29 @@ class OperationCountsTest {
     assertEquals(1, c.completionErrors(FiErrno.EIO));
     assertEquals(1, c.callErrors(FiErrno.EFAULT));
     assertEquals(0, c.callErrors(FiErrno.EIO));
-    assertEquals(0, c.timedOperations(CELL));
   }
 
   @Test
   void timesOnlyWhatStartedWithAClock() {
     OperationCounts c = new OperationCounts(8);
     assertEquals(0, c.start(), "off: no clock read");
-    c.timeLatency(true);
+    java.util.List<long[]> recorded = new java.util.ArrayList<>();
+    c.timeLatency((cell, nanos) -> recorded.add(new long[] {cell, nanos}));
     long start = c.start();
     c.opened(1, FETCH_SUM, 1, start);
     c.finished(1, 0, false);
     c.done(FETCH_SUM, c.start());
     c.opened(2, FETCH_SUM, 1, 0); // opened before the timer was on
     c.finished(2, 0, true);
-    assertEquals(2, c.timedOperations(CELL));
-    assertEquals(3, c.operations(CELL, true));
+    assertEquals(2, recorded.size());
+    for (long[] r : recorded) {
+      assertEquals(CELL, r[0]);
+      assertTrue(r[1] >= 0, "a duration: " + r[1]);
+    }
+    c.timeLatency(null);
+    assertEquals(0, c.start(), "off again");
+    c.done(FETCH_SUM, 0);
+    assertEquals(2, recorded.size());
+    assertEquals(4, c.operations(CELL, true));
   }
 }

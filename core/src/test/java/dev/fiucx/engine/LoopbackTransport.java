@@ -28,6 +28,7 @@ final class LoopbackTransport implements Transport {
   private final Map<Long, ExposedRegion> regions = new ConcurrentHashMap<>();
   private final ConcurrentLinkedQueue<Long> done = new ConcurrentLinkedQueue<>();
   private long nextKey = 1;
+  private final AtomicInteger keysResolved = new AtomicInteger();
 
   /** Thrown by the next progress call, once. */
   final AtomicReference<RuntimeException> throwOnce = new AtomicReference<>();
@@ -112,6 +113,17 @@ final class LoopbackTransport implements Transport {
   }
 
   @Override
+  public long keysResolved() {
+    return keysResolved.get();
+  }
+
+  /** None: a loopback peer keeps what it resolved (closing a region does not tell it). */
+  @Override
+  public long keysRevoked() {
+    return 0;
+  }
+
+  @Override
   public Map<String, String> describe() {
     return Map.of("provider", "loopback");
   }
@@ -158,6 +170,7 @@ final class LoopbackTransport implements Transport {
         return -dev.fiucx.FiErrno.EKEYREJECTED;
       }
       cache.put(key, new Remote(r.segment(), r.access()));
+      keysResolved.incrementAndGet();
       return 0;
     }
 

@@ -349,8 +349,9 @@ final class UcxPeer implements TransportPeer {
     }
     if (!reply.found()) {
       UcxRemoteRegion stale = cache.get(p.key);
-      if (stale != null) {
+      if (stale != null && !stale.revoked()) {
         stale.markRevoked();
+        transport.keyRevoked(); // the REVOKE itself may have been missed (sent before we knew)
       }
       finish(p, -FiErrno.EKEYREJECTED);
       return;
@@ -379,6 +380,7 @@ final class UcxPeer implements TransportPeer {
       cache.put(
           p.key,
           new UcxRemoteRegion(p.key, reply.base(), reply.length(), reply.access(), rkey, mapping));
+      transport.keyResolved();
     }
     finish(p, 0);
   }
@@ -389,8 +391,9 @@ final class UcxPeer implements TransportPeer {
    */
   void onRevoke(long key) {
     UcxRemoteRegion r = cache.get(key);
-    if (r != null) {
+    if (r != null && !r.revoked()) {
       r.markRevoked();
+      transport.keyRevoked();
     }
     var ack = new ControlMessage.RevokeAck(key, transport.instanceId(), id);
     if (failure != 0) {

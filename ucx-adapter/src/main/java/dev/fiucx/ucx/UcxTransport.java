@@ -78,6 +78,11 @@ public final class UcxTransport implements Transport {
   private final String directPathOff;
 
   private final UcxErrors errors = new UcxErrors();
+  // metrics: written by the control handling (progress), read by any thread
+  private final java.util.concurrent.atomic.AtomicLong keysResolved =
+      new java.util.concurrent.atomic.AtomicLong();
+  private final java.util.concurrent.atomic.AtomicLong keysRevoked =
+      new java.util.concurrent.atomic.AtomicLong();
 
   /** Whether UCX may allocate in /dev/shm: its free space then bounds {@link #allocate}. */
   private final boolean sharedMemory;
@@ -424,6 +429,26 @@ public final class UcxTransport implements Transport {
    * Version, transports in use per connected peer, the effective UCX_TLS, UCX_ATOMIC_MODE and
    * UCX_PROTO_ENABLE, thread mode and failure detection.
    */
+  @Override
+  public long keysResolved() {
+    return keysResolved.get();
+  }
+
+  @Override
+  public long keysRevoked() {
+    return keysRevoked.get();
+  }
+
+  /** A peer answered a RESOLVE with a region this transport had not resolved before. */
+  void keyResolved() {
+    keysResolved.incrementAndGet();
+  }
+
+  /** A peer revoked a key this transport had resolved. */
+  void keyRevoked() {
+    keysRevoked.incrementAndGet();
+  }
+
   @Override
   public Map<String, String> describe() {
     Map<String, String> d = new LinkedHashMap<>();

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fiucx.AtomicFamily;
 import dev.fiucx.CqErrEntry;
+import dev.fiucx.DomainAttr;
 import dev.fiucx.FiDatatype;
 import dev.fiucx.FiErrno;
 import dev.fiucx.FiFlags;
@@ -14,7 +15,10 @@ import dev.fiucx.conformance.remote.RemoteTarget;
 import dev.fiucx.metrics.FiucxMetrics;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -284,30 +288,128 @@ class FiucxMetricsOverUcxTest {
   }
 
   @Test
-  void theLatencyTimerCountsOnlyWhileSwitchedOn() {
+  void theLatencyTimerTimesOnlyWhileSwitchedOnWithItsHistogram() {
     try (RemoteTarget target = new RemoteTarget("ucx", "tcp", LENGTH, false, false, List.of());
         Initiator ini = new Initiator("ucx", Initiator.manual("tcp"));
         Arena arena = Arena.ofConfined()) {
       long peer = ini.av.insert(target.address());
       MemorySegment one = arena.allocate(8, 8);
       MemorySegment result = arena.allocate(8, 8);
-      ini.post(
-          AtomicFamily.FETCH,
-          FiOp.SUM,
-          FiDatatype.UINT64,
-          1,
-          one,
-          null,
-          result,
-          peer,
-          0,
-          target.key(),
-          null);
-      ini.awaitCompletion();
-      MeterRegistry registry = new SimpleMeterRegistry();
-      try (FiucxMetrics metrics = new FiucxMetrics(ini.domain).timeLatency()) {
+      Runnable fetchAdd =
+          () -> {
+            assertEquals(
+                0,
+                ini.post(
+                    AtomicFamily.FETCH,
+                    FiOp.SUM,
+                    FiDatatype.UINT64,
+                    1,
+                    one,
+                    null,
+                    result,
+                    peer,
+                    0,
+                    target.key(),
+                    null));
+            ini.awaitCompletion();
+          };
+      fetchAdd.run();
+      // a SimpleMeterRegistry publishes no percentile buckets; the Prometheus one does
+      PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+      Timer timer;
+      try (FiucxMetrics metrics = new FiucxMetrics(ini.domain).percentileHistogram()) {
         metrics.bindTo(registry);
         for (int i = 0; i < 4; i++) {
+          fetchAdd.run();
+        }
+        timer =
+            registry
+                .get("fiucx.atomic.latency")
+                .tags(
+                    "family",
+                    "fetch",
+                    "op",
+                    "FI_SUM",
+                    "datatype",
+                    "FI_UINT64",
+                    "mechanism",
+                    "native")
+                .timer();
+        assertEquals(4, timer.count(), "the operation before binding was not timed");
+        assertTrue(timer.totalTime(TimeUnit.NANOSECONDS) > 0);
+        var buckets = timer.takeSnapshot().histogramCounts();
+        assertTrue(buckets.length > 10, "a percentile histogram: " + buckets.length + " buckets");
+        // cumulative: the largest bucket (Micrometer's default top for a timer is 30 s) holds all
+        assertEquals(4.0, buckets[buckets.length - 1].count());
+        assertTrue(
+            registry.scrape().contains("fiucx_atomic_latency_seconds_bucket{"),
+            "Prometheus gets the buckets histogram_quantile reads");
+      }
+      fetchAdd.run(); // closed: the timer stops and its meters are gone
+      assertEquals(4, timer.count());
+      assertTrue(registry.find("fiucx.atomic.latency").timers().isEmpty());
+    }
+  }
+
+  @Test
+  void countsKeysResolvedAndRevoked() {
+    try (RemoteTarget target = new RemoteTarget("ucx", "tcp", LENGTH, false, false, List.of());
+        // automatic progress: the initiator acknowledges the revocation while the test waits
+        Initiator ini = new Initiator("ucx", "tcp", DomainAttr.Progress.AUTO);
+        FiucxMetrics metrics = new FiucxMetrics(ini.domain);
+        Arena arena = Arena.ofConfined()) {
+      MeterRegistry registry = new SimpleMeterRegistry();
+      metrics.bindTo(registry);
+      long peer = ini.av.insert(target.address());
+      MemorySegment one = arena.allocate(16, 8);
+      one.set(ValueLayout.JAVA_LONG, 0, 1);
+      MemorySegment result = arena.allocate(16, 8);
+      assertEquals(0, count(registry, "fiucx.keys.resolved"));
+      for (int i = 0; i < 3; i++) { // resolved once, then cached
+        assertEquals(
+            0,
+            ini.post(
+                AtomicFamily.FETCH,
+                FiOp.SUM,
+                FiDatatype.UINT64,
+                1,
+                one,
+                null,
+                result,
+                peer,
+                0,
+                target.key(),
+                null));
+        ini.awaitCompletion();
+      }
+      assertEquals(1, count(registry, "fiucx.keys.resolved"));
+      assertEquals(
+          0,
+          ini.post(
+              AtomicFamily.FETCH,
+              FiOp.SUM,
+              FiDatatype.DOUBLE_COMPLEX,
+              1,
+              one,
+              null,
+              result,
+              peer,
+              64,
+              target.key(),
+              null));
+      ini.awaitCompletion();
+      assertEquals(2, count(registry, "fiucx.keys.resolved"), "and the remote lock's words");
+      assertEquals(0, count(registry, "fiucx.keys.revoked"));
+
+      long oldKey = target.key();
+      long newKey = target.renewRegion(); // revokes the old key: the initiator is told
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (count(registry, "fiucx.keys.revoked") == 0 && System.nanoTime() < deadline) {
+        Thread.onSpinWait();
+      }
+      assertEquals(1, count(registry, "fiucx.keys.revoked"));
+      assertEquals(
+          -FiErrno.EKEYREJECTED,
           ini.post(
               AtomicFamily.FETCH,
               FiOp.SUM,
@@ -318,19 +420,25 @@ class FiucxMetricsOverUcxTest {
               result,
               peer,
               0,
-              target.key(),
-              null);
-          ini.awaitCompletion();
-        }
-        metrics.refresh(); // what a scrape does first: the cells used since show up
-        var timer =
-            registry
-                .get("fiucx.atomic.latency")
-                .tags("family", "fetch", "op", "FI_SUM", "datatype", "FI_UINT64")
-                .functionTimer();
-        assertEquals(4.0, timer.count(), "the operation before binding was not timed");
-        assertTrue(timer.totalTime(TimeUnit.NANOSECONDS) > 0);
-      }
+              oldKey,
+              null));
+      assertEquals(
+          0,
+          ini.post(
+              AtomicFamily.FETCH,
+              FiOp.SUM,
+              FiDatatype.UINT64,
+              1,
+              one,
+              null,
+              result,
+              peer,
+              0,
+              newKey,
+              null));
+      ini.awaitCompletion();
+      assertEquals(3, count(registry, "fiucx.keys.resolved"));
+      assertEquals(1, count(registry, "fiucx.keys.revoked"));
     }
   }
 

@@ -165,7 +165,9 @@ public final class BenchCommand implements Callable<Integer> {
 
   @Option(
       names = "--metrics-latency",
-      description = "with --metrics-port: time every operation (fiucx_atomic_latency_seconds)")
+      description =
+          "with --metrics-port: time every operation (fiucx_atomic_latency_seconds, with its"
+              + " percentile histogram)")
   boolean metricsLatency;
 
   @Option(names = "--parent-watch", hidden = true, description = "exit when stdin ends")

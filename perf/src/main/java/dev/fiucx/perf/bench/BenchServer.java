@@ -9,6 +9,8 @@ import dev.fiucx.Endpoint;
 import dev.fiucx.Fabric;
 import dev.fiucx.FiFlags;
 import dev.fiucx.MemoryRegion;
+import dev.fiucx.bootstrap.BootstrapException;
+import dev.fiucx.bootstrap.Frames;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -121,7 +123,14 @@ final class BenchServer {
       throws IOException {
     DataInputStream in = new DataInputStream(new BufferedInputStream(client.getInputStream()));
     DataOutputStream out = new DataOutputStream(new BufferedOutputStream(client.getOutputStream()));
-    long wanted = BootstrapWire.u64(BootstrapWire.expect(in, BootstrapWire.Type.HELLO));
+    long wanted;
+    try {
+      wanted = BootstrapWire.u64(BootstrapWire.expect(in, BootstrapWire.Type.HELLO));
+    } catch (BootstrapException e) {
+      // a serve's initiator, or a stranger: tell it why before closing
+      Frames.writeError(out, e.refusal(), e.getMessage());
+      throw e;
+    }
     if (wanted <= 0 || wanted > MAX_REGION_BYTES) {
       BootstrapWire.writeError(
           out, "region of " + wanted + " bytes refused (at most " + MAX_REGION_BYTES + ")");

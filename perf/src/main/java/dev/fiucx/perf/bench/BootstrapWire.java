@@ -1,18 +1,20 @@
 package dev.fiucx.perf.bench;
 
+import dev.fiucx.bootstrap.BootstrapException;
+import dev.fiucx.bootstrap.Frames;
+import dev.fiucx.bootstrap.Refusal;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
-import java.io.EOFException;
 import java.io.IOException;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 
 /**
- * bench's bootstrap protocol over one TCP connection: the target tells the initiator its domain
- * address, region key and length, and the initiator steers the target between runs. No Java
- * serialization: every message is a frame {@code magic u32, version u16, type u16, length u32,
- * payload}, big-endian, so a peer of another version is told so instead of misreading bytes.
+ * bench's run control over fiucx's bootstrap frames ({@link Frames}: magic, version, type, length,
+ * payload; the same wire a {@code fiucx serve} speaks). bench's own messages take types from {@link
+ * Frames#FIRST_APPLICATION_TYPE} on; BYE and ERROR are the bootstrap's. A {@code bench --server}
+ * answers a serve's HELLO with an ERROR (and a serve answers bench's HELLO so), so pointing either
+ * initiator at the wrong kind of target says so at once.
  *
  * <pre>
  * HELLO   initiator -> target  u64 region bytes wanted
@@ -21,27 +23,39 @@ import java.nio.charset.StandardCharsets;
  * STOP    initiator -> target  stop progressing, answered by REGION with the region's bytes
  * ZERO    initiator -> target  zero the region (answered by OK); only between runs
  * BYE     initiator -> target  the target closes its domain and exits (so does end of stream)
- * ERROR   target -> initiator  u32 n, n bytes UTF-8 text; the target then closes
+ * ERROR   target -> initiator  the bootstrap's ERROR frame; the target then closes
  * </pre>
  */
 final class BootstrapWire {
-  static final int MAGIC = 0x46_49_55_42; // "FIUB"
-  static final int VERSION = 1;
-
   /** Larger payloads are refused: region images are at most a few MiB. */
   static final int MAX_PAYLOAD = 64 << 20;
 
   enum Type {
-    HELLO,
-    READY,
-    START,
-    STARTED,
-    STOP,
-    REGION,
-    ZERO,
-    OK,
-    BYE,
-    ERROR
+    HELLO(Frames.FIRST_APPLICATION_TYPE),
+    READY(Frames.FIRST_APPLICATION_TYPE + 1),
+    START(Frames.FIRST_APPLICATION_TYPE + 2),
+    STARTED(Frames.FIRST_APPLICATION_TYPE + 3),
+    STOP(Frames.FIRST_APPLICATION_TYPE + 4),
+    REGION(Frames.FIRST_APPLICATION_TYPE + 5),
+    ZERO(Frames.FIRST_APPLICATION_TYPE + 6),
+    OK(Frames.FIRST_APPLICATION_TYPE + 7),
+    BYE(Frames.BYE),
+    ERROR(Frames.ERROR);
+
+    final int code;
+
+    Type(int code) {
+      this.code = code;
+    }
+
+    static Type of(int code) {
+      for (Type t : values()) {
+        if (t.code == code) {
+          return t;
+        }
+      }
+      return null;
+    }
   }
 
   /** One frame: its type and payload. */
@@ -88,12 +102,7 @@ final class BootstrapWire {
   private BootstrapWire() {}
 
   static void write(DataOutputStream out, Type type, byte[] payload) throws IOException {
-    out.writeInt(MAGIC);
-    out.writeShort(VERSION);
-    out.writeShort(type.ordinal());
-    out.writeInt(payload.length);
-    out.write(payload);
-    out.flush();
+    Frames.write(out, type.code, payload);
   }
 
   static void write(DataOutputStream out, Type type) throws IOException {
@@ -101,33 +110,28 @@ final class BootstrapWire {
   }
 
   static void writeError(DataOutputStream out, String text) throws IOException {
-    write(out, Type.ERROR, text.getBytes(StandardCharsets.UTF_8));
+    Frames.writeError(out, Refusal.OTHER, text);
   }
 
-  /** The next frame, or null at a clean end of stream (between frames). */
+  /**
+   * The next frame, or null at a clean end of stream (between frames); a serve's HELLO is refused
+   * as {@link Refusal#UNEXPECTED} with a hint.
+   */
   static Frame read(DataInputStream in) throws IOException {
-    int magic;
-    try {
-      magic = in.readInt();
-    } catch (EOFException e) {
+    dev.fiucx.bootstrap.Frame f = Frames.read(in, MAX_PAYLOAD, 0xffff);
+    if (f == null) {
       return null;
     }
-    if (magic != MAGIC) {
-      throw new IOException(String.format("not a fiucx bench peer (magic 0x%08x)", magic));
+    Type t = Type.of(f.type());
+    if (f.type() == Frames.HELLO) {
+      throw new BootstrapException(
+          Refusal.UNEXPECTED,
+          "this is a bench --server, not a fiucx serve (run bench --connect without --region)");
     }
-    int version = in.readUnsignedShort();
-    if (version != VERSION) {
-      throw new IOException(
-          "bench bootstrap version " + version + " from the peer, this side speaks " + VERSION);
+    if (t == null) {
+      throw new BootstrapException(Refusal.BAD_TYPE, "unknown bench frame type " + f.type());
     }
-    int type = in.readUnsignedShort();
-    int length = in.readInt();
-    if (type >= Type.values().length || length < 0 || length > MAX_PAYLOAD) {
-      throw new IOException("bad bootstrap frame: type " + type + ", length " + length);
-    }
-    byte[] payload = new byte[length];
-    in.readFully(payload);
-    return new Frame(Type.values()[type], payload);
+    return new Frame(t, f.payload());
   }
 
   /** Reads the next frame and checks its type; an ERROR frame becomes an IOException. */
@@ -137,8 +141,9 @@ final class BootstrapWire {
       throw new IOException("the bench target closed the connection (expected " + type + ")");
     }
     if (f.type() == Type.ERROR) {
-      throw new IOException(
-          "the bench target says: " + new String(f.payload(), StandardCharsets.UTF_8));
+      BootstrapException e =
+          Frames.peerError(new dev.fiucx.bootstrap.Frame(Frames.ERROR, f.payload()));
+      throw new IOException("the bench target says: " + e.getMessage(), e);
     }
     if (f.type() != type) {
       throw new IOException("expected " + type + " from the bench target, got " + f.type());

@@ -25,12 +25,13 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * {@code /metrics} in Prometheus text format while bench runs: the domains' {@link FiucxMetrics}
- * (tagged {@code domain}, the domain's index, since manual progress opens one per thread) and the
- * JVM's own (memory, GC, threads, class loading, CPU, uptime), served by the JDK's HTTP server on
- * one thread. A scrape never touches the measuring threads: it reads their plain counters.
+ * {@code /metrics} in Prometheus text format while bench (or serve) runs: the domains' {@link
+ * FiucxMetrics} (tagged {@code domain}, the domain's index, since manual progress opens one per
+ * thread) and the JVM's own (memory, GC, threads, class loading, CPU, uptime), served by the JDK's
+ * HTTP server on one thread. A scrape never touches the measuring threads: it reads their plain
+ * counters.
  */
-final class MetricsEndpoint implements AutoCloseable {
+public final class MetricsEndpoint implements AutoCloseable {
   private static final java.util.Set<String> LINT_REFUSED =
       java.util.Set.of("process.cpu.time", "system.cpu.count");
   private final PrometheusMeterRegistry registry =
@@ -45,14 +46,15 @@ final class MetricsEndpoint implements AutoCloseable {
    * @param port 0 picks a free one
    * @param latency whether the opt-in latency timer is on
    */
-  MetricsEndpoint(String bind, int port, List<Domain> domains, boolean latency, PrintStream err) {
+  public MetricsEndpoint(
+      String bind, int port, List<Domain> domains, boolean latency, PrintStream err) {
     // promtool's lint refuses these two names of ProcessorMetrics (an abbreviated unit, a gauge
     // ending in _count); the rest of it (CPU usage, load) stays
     registry.config().meterFilter(MeterFilter.deny(id -> LINT_REFUSED.contains(id.getName())));
     for (int i = 0; i < domains.size(); i++) {
       FiucxMetrics m = new FiucxMetrics(domains.get(i), Tags.of("domain", Integer.toString(i)));
       if (latency) {
-        m.timeLatency();
+        m.percentileHistogram();
       }
       m.bindTo(registry);
       bound.add(m);
@@ -77,7 +79,7 @@ final class MetricsEndpoint implements AutoCloseable {
   }
 
   /** The port it serves on (the one picked when asked for 0). */
-  int port() {
+  public int port() {
     return server.getAddress().getPort();
   }
 

@@ -17,6 +17,7 @@ import picocli.CommandLine.Command;
       DemoCommand.class,
       ConformanceCommand.class,
       BenchCommand.class,
+      ServeCommand.class,
       JmhCommand.class,
       SoakCommand.class
     })

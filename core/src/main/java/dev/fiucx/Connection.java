@@ -1,0 +1,191 @@
+package dev.fiucx;
+
+import dev.fiucx.bootstrap.BootstrapClient;
+import dev.fiucx.bootstrap.BootstrapException;
+import dev.fiucx.bootstrap.Welcome;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * An initiator's connection to a {@link Server} ({@link Fabric#connect}): a domain of its own, an
+ * address vector holding the served peer ({@link #peer}), and the peer's named regions ({@link
+ * #region}). It keeps the bootstrap connection open, so the server sees when it leaves.
+ *
+ * <p>One connection serves any number of threads: each takes an endpoint of its own with {@link
+ * #openEndpoint} ({@code FI_THREAD_ENDPOINT}). Closing the connection closes its domain and with it
+ * every endpoint and queue it handed out.
+ */
+public final class Connection implements AutoCloseable {
+  /** The bootstrap's connect and WELCOME timeout. */
+  static final Duration BOOTSTRAP_TIMEOUT = Duration.ofSeconds(10);
+
+  private final String target;
+  private final BootstrapClient bootstrap;
+  private final Domain domain;
+  private final AddressVector av;
+  private final long peer;
+  private final List<PeerRegion> regions;
+
+  Connection(String provider, String hostPort, DomainAttr attr) {
+    if (provider == null || hostPort == null || attr == null) {
+      throw new FiException(FiErrno.EINVAL, "connect needs a provider, HOST:PORT and attributes");
+    }
+    int colon = hostPort.lastIndexOf(':');
+    String host = colon > 0 ? hostPort.substring(0, colon).replaceAll("^\\[|\\]$", "") : "";
+    int port = colon > 0 ? parsePort(hostPort.substring(colon + 1)) : -1;
+    if (host.isEmpty() || port <= 0) {
+      throw new FiException(FiErrno.EINVAL, "connect wants HOST:PORT, not '" + hostPort + "'");
+    }
+    target = hostPort;
+    try {
+      bootstrap = BootstrapClient.connect(host, port, clientDescription(), BOOTSTRAP_TIMEOUT);
+    } catch (BootstrapException e) {
+      throw new FiException(
+          e.fromPeer() ? FiErrno.ECONNREFUSED : FiErrno.EIO,
+          (e.fromPeer() ? hostPort + " refused: " : hostPort + ": ") + e.getMessage(),
+          e);
+    } catch (IOException e) {
+      throw new FiException(
+          FiErrno.ECONNREFUSED, "no fiucx serve at " + hostPort + ": " + e.getMessage(), e);
+    }
+    Welcome w = bootstrap.welcome();
+    DomainAttr attrUsed;
+    try {
+      if (!w.provider().equals(provider)) {
+        throw new FiException(
+            FiErrno.EINVAL,
+            hostPort + " serves provider '" + w.provider() + "', not '" + provider + "'");
+      }
+      // the serve's transport unless the caller chose one: both ends must share a transport
+      DomainAttr a =
+          attr.transport() != null || w.transport() == null
+              ? attr
+              : new DomainAttr(
+                  w.transport(), attr.progress(), attr.virtualAddressing(), attr.options());
+      attrUsed = a;
+      domain = Fabric.openDomain(provider, a);
+    } catch (RuntimeException e) {
+      bootstrap.close();
+      throw e;
+    }
+    try {
+      av = domain.openAddressVector();
+      peer = av.insert(w.address());
+      // the WELCOME carries each region's virtual address at the target; with offset addressing
+      // this domain's calls take offsets, so byte 0 is 0
+      regions =
+          attrUsed.virtualAddressing()
+              ? w.regions()
+              : w.regions().stream()
+                  .map(r -> new PeerRegion(r.name(), 0, r.key(), r.length(), r.access()))
+                  .toList();
+    } catch (RuntimeException e) {
+      domain.close();
+      bootstrap.close();
+      throw e;
+    }
+  }
+
+  private static int parsePort(String s) {
+    try {
+      int p = Integer.parseInt(s);
+      return p > 0 && p <= 65535 ? p : -1;
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  private static String clientDescription() {
+    String host;
+    try {
+      host = InetAddress.getLocalHost().getHostName();
+    } catch (UnknownHostException e) {
+      host = "?";
+    }
+    return "fiucx-java pid " + ProcessHandle.current().pid() + " on " + host;
+  }
+
+  /** The {@code HOST:PORT} this connection was made to. */
+  public String target() {
+    return target;
+  }
+
+  /** The {@code fi_addr} of the served peer: the {@code destAddr} of every call. */
+  public long peer() {
+    return peer;
+  }
+
+  /** Every region the peer serves. */
+  public List<PeerRegion> regions() {
+    return regions;
+  }
+
+  /**
+   * The served region {@code name}; throws {@link FiException} with {@code FI_ENOENT}, naming the
+   * regions that exist, when the peer serves none of that name.
+   */
+  public PeerRegion region(String name) {
+    for (PeerRegion r : regions) {
+      if (r.name().equals(name)) {
+        return r;
+      }
+    }
+    throw new FiException(
+        FiErrno.ENOENT,
+        target
+            + " serves no region '"
+            + name
+            + "'; it serves: "
+            + regions.stream().map(PeerRegion::name).collect(Collectors.joining(", ")));
+  }
+
+  /** The connection's own domain (query, describe, metrics). */
+  public Domain domain() {
+    return domain;
+  }
+
+  /** The address vector that holds the peer. */
+  public AddressVector addressVector() {
+    return av;
+  }
+
+  /**
+   * An endpoint bound to this connection's address vector and to a completion queue of its own of
+   * {@code cqSize} entries, enabled: what one thread needs to call the peer. Safe to call from
+   * several threads at once.
+   */
+  public synchronized ConnectedEndpoint openEndpoint(int cqSize) {
+    CompletionQueue cq = domain.openCompletionQueue(cqSize);
+    Endpoint ep = null;
+    try {
+      ep = domain.openEndpoint();
+      ep.bind(av);
+      ep.bind(cq, FiFlags.TRANSMIT);
+      ep.enable();
+      return new ConnectedEndpoint(ep, cq, peer);
+    } catch (RuntimeException e) {
+      if (ep != null) {
+        ep.close();
+      }
+      cq.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Closes the domain (every endpoint and queue handed out with it) and says BYE to the server.
+   * Closing twice does nothing.
+   */
+  @Override
+  public void close() {
+    try {
+      domain.close();
+    } finally {
+      bootstrap.close();
+    }
+  }
+}

@@ -1,0 +1,323 @@
+package dev.fiucx.bootstrap;
+
+import dev.fiucx.ServeListener;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The target's side of the bootstrap: accepts on a daemon thread, gives each connection a virtual
+ * thread of its own, answers HELLO with the {@link Welcome} and then keeps the connection until the
+ * initiator says BYE or goes away, so the listener hears of departures as well as arrivals.
+ *
+ * <p>Nothing a peer sends can stop or block the server: every field has a limit, a frame that
+ * breaks one is answered with an ERROR frame naming the {@link Refusal} and the connection is
+ * closed, and a peer that starts a frame (or connects and never says HELLO) and does not finish it
+ * within the frame timeout is dropped as {@link Refusal#STALLED}. An initiator that said HELLO may
+ * stay silent as long as it likes. Refusals are logged at WARNING on the {@code
+ * dev.fiucx.bootstrap} logger.
+ */
+public final class BootstrapServer implements AutoCloseable {
+  static final System.Logger LOG = System.getLogger("dev.fiucx.bootstrap");
+
+  /** The bootstrap's own frames are small: a WELCOME of 256 regions is some 25 KiB. */
+  static final int MAX_PAYLOAD = 64 << 10;
+
+  private final Welcome welcome;
+  private final byte[] welcomePayload;
+  private final ServeListener listener;
+  private final int frameTimeoutMillis;
+  private final int maxConnections;
+  private final ServerSocket socket;
+  private final Set<Session> sessions = ConcurrentHashMap.newKeySet();
+  private final Thread acceptor;
+  private volatile boolean closing;
+
+  /**
+   * Binds and starts accepting.
+   *
+   * @param bind the address and port to listen on (port 0 picks one; see {@link #port})
+   * @param frameTimeout how long a peer may take to say HELLO, and to finish any frame it started
+   * @param maxConnections connections served at once; one more is refused with {@link
+   *     Refusal#TOO_MANY}
+   */
+  public BootstrapServer(
+      InetSocketAddress bind,
+      Welcome welcome,
+      ServeListener listener,
+      Duration frameTimeout,
+      int maxConnections)
+      throws IOException {
+    this.welcome = welcome;
+    this.welcomePayload = welcome.encode();
+    this.listener = listener == null ? new ServeListener() {} : listener;
+    this.frameTimeoutMillis = (int) Math.clamp(frameTimeout.toMillis(), 1, Integer.MAX_VALUE);
+    this.maxConnections = maxConnections;
+    socket = new ServerSocket();
+    try {
+      socket.setReuseAddress(true);
+      socket.bind(bind, 64);
+    } catch (IOException e) {
+      socket.close();
+      throw e;
+    }
+    acceptor = Thread.ofPlatform().daemon().name("fiucx-bootstrap-accept").start(this::accept);
+  }
+
+  /** The address it listens on. */
+  public InetSocketAddress address() {
+    return (InetSocketAddress) socket.getLocalSocketAddress();
+  }
+
+  public int port() {
+    return socket.getLocalPort();
+  }
+
+  public Welcome welcome() {
+    return welcome;
+  }
+
+  /** Initiators connected now (said HELLO and have not left). */
+  public int connections() {
+    return (int) sessions.stream().filter(s -> s.client != null).count();
+  }
+
+  private void accept() {
+    while (!closing) {
+      Socket s;
+      try {
+        s = socket.accept();
+      } catch (IOException e) {
+        if (closing || socket.isClosed()) {
+          return;
+        }
+        // out of file descriptors, say: keep serving those connected, try again shortly
+        LOG.log(Level.WARNING, "bootstrap accept failed: " + e.getMessage());
+        sleepQuietly(50);
+        continue;
+      }
+      Session session = new Session(s);
+      if (sessions.size() >= maxConnections) {
+        session.refuse(
+            new BootstrapException(
+                Refusal.TOO_MANY, "the server serves " + maxConnections + " connections at most"));
+        continue;
+      }
+      sessions.add(session);
+      try {
+        Thread.ofVirtual().name("fiucx-bootstrap-" + session.peer).start(session::run);
+      } catch (RuntimeException | Error e) {
+        sessions.remove(session);
+        session.closeQuietly();
+        LOG.log(Level.WARNING, "bootstrap session for " + session.peer + " did not start", e);
+      }
+    }
+  }
+
+  /**
+   * Stops accepting, tells every connected initiator BYE and closes its connection; waits up to a
+   * second for the sessions to end.
+   */
+  @Override
+  public void close() {
+    if (closing) {
+      return;
+    }
+    closing = true;
+    try {
+      socket.close();
+    } catch (IOException e) {
+      // closing the listening socket only wakes accept
+    }
+    for (Session s : sessions) {
+      s.goodbye();
+    }
+    try {
+      acceptor.join(1000);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+      while (!sessions.isEmpty() && System.nanoTime() < deadline) {
+        Thread.sleep(5);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static void sleepQuietly(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** One connection: HELLO, WELCOME, then waiting for BYE or the end. */
+  private final class Session {
+    final Socket s;
+    final String peer;
+    volatile String client;
+    private DataOutputStream out;
+
+    Session(Socket s) {
+      this.s = s;
+      this.peer = hostPort((InetSocketAddress) s.getRemoteSocketAddress());
+    }
+
+    void run() {
+      String why = "connection closed";
+      try {
+        s.setTcpNoDelay(true);
+        s.setSoTimeout(frameTimeoutMillis);
+        DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream()));
+        synchronized (this) {
+          out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream()));
+        }
+        Frame hello = readFrame(in, true);
+        if (hello == null) {
+          return; // connected and left without a word: nothing to tell
+        }
+        if (hello.type() != Frames.HELLO) {
+          throw unexpected(hello, "HELLO");
+        }
+        String c = Hello.decode(hello.payload());
+        synchronized (this) {
+          Frames.write(out, Frames.WELCOME, welcomePayload);
+        }
+        client = c.isEmpty() ? "an initiator" : c;
+        notify(() -> listener.connected(peer, client));
+        while (true) {
+          Frame f = readFrame(in, false);
+          if (f == null) {
+            break;
+          }
+          if (f.type() == Frames.BYE) {
+            why = "said BYE";
+            break;
+          }
+          throw unexpected(f, "BYE");
+        }
+      } catch (BootstrapException e) {
+        why = "refused: " + e.getMessage();
+        refuse(e);
+      } catch (IOException e) {
+        why = closing ? "server shutting down" : "connection lost: " + e.getMessage();
+      } finally {
+        sessions.remove(this);
+        closeQuietly();
+        String c = client;
+        if (c != null) {
+          String w = closing && why.equals("connection closed") ? "server shutting down" : why;
+          notify(() -> listener.departed(peer, c, w));
+        }
+      }
+    }
+
+    /**
+     * The next frame, or null at the end of the stream. Before HELLO every wait counts against the
+     * frame timeout; afterwards only the wait inside a frame does (an initiator may stay silent).
+     */
+    private Frame readFrame(DataInputStream in, boolean beforeHello) throws IOException {
+      int first;
+      while (true) {
+        try {
+          first = in.read();
+          break;
+        } catch (SocketTimeoutException e) {
+          if (beforeHello) {
+            throw new BootstrapException(
+                Refusal.STALLED, "no HELLO within " + frameTimeoutMillis + " ms");
+          }
+        }
+      }
+      if (first < 0) {
+        return null;
+      }
+      try {
+        return Frames.readRest(first, in, MAX_PAYLOAD, Frames.FIRST_APPLICATION_TYPE - 1);
+      } catch (SocketTimeoutException e) {
+        throw new BootstrapException(
+            Refusal.STALLED, "a frame not finished within " + frameTimeoutMillis + " ms");
+      }
+    }
+
+    private BootstrapException unexpected(Frame f, String expected) {
+      return new BootstrapException(
+          Refusal.UNEXPECTED,
+          "frame type "
+              + f.type()
+              + " where "
+              + expected
+              + " was expected (this is a fiucx serve)");
+    }
+
+    /** Answers with an ERROR frame (best effort), logs, tells the listener, closes. */
+    void refuse(BootstrapException e) {
+      LOG.log(
+          Level.WARNING, "bootstrap: refused " + peer + ": " + e.refusal() + ": " + e.getMessage());
+      try {
+        synchronized (this) {
+          if (out == null) {
+            out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream()));
+          }
+          Frames.writeError(out, e.refusal(), e.getMessage());
+        }
+        // the peer may still be sending: stop reading, so closing sends FIN after the ERROR
+        s.shutdownOutput();
+      } catch (IOException ignored) {
+        // the peer is gone already; closing is all that is left
+      }
+      notify(() -> listener.refused(peer, e.refusal() + ": " + e.getMessage()));
+      closeQuietly();
+    }
+
+    /** The server is closing: BYE, then the socket closes (which ends run's read). */
+    void goodbye() {
+      try {
+        synchronized (this) {
+          if (out != null && client != null) {
+            s.setSoTimeout(200);
+            Frames.write(out, Frames.BYE, new byte[0]);
+          }
+        }
+      } catch (IOException | RuntimeException e) {
+        // a peer that does not read cannot block the shutdown: the socket closes anyway
+      }
+      closeQuietly();
+    }
+
+    void closeQuietly() {
+      try {
+        s.close();
+      } catch (IOException e) {
+        // nothing left to do for this connection
+      }
+    }
+
+    private void notify(Runnable call) {
+      try {
+        call.run();
+      } catch (RuntimeException e) {
+        LOG.log(Level.WARNING, "bootstrap: the serve listener threw", e);
+      }
+    }
+  }
+
+  static String hostPort(InetSocketAddress a) {
+    if (a == null) {
+      return "?";
+    }
+    String host = a.getAddress() == null ? a.getHostString() : a.getAddress().getHostAddress();
+    return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + a.getPort();
+  }
+}
