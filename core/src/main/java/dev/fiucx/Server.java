@@ -61,8 +61,9 @@ public final class Server implements AutoCloseable {
                 FRAME_TIMEOUT,
                 MAX_CONNECTIONS);
       } catch (IOException e) {
+        boolean inUse = e.getMessage() != null && e.getMessage().contains("in use");
         throw new FiException(
-            FiErrno.EADDRINUSE,
+            inUse ? FiErrno.EADDRINUSE : FiErrno.EADDRNOTAVAIL,
             "cannot listen on " + attr.bindAddress() + ":" + attr.port() + ": " + e.getMessage(),
             e);
       }

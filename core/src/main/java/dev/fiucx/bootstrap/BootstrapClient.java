@@ -35,7 +35,7 @@ public final class BootstrapClient implements AutoCloseable {
    */
   public static BootstrapClient connect(String host, int port, String client, Duration timeout)
       throws IOException {
-    int millis = (int) Math.clamp(timeout.toMillis(), 1, Integer.MAX_VALUE);
+    int millis = Math.clamp(timeout.toMillis(), 1, Integer.MAX_VALUE);
     Socket socket = new Socket();
     try {
       socket.connect(new InetSocketAddress(host, port), millis);
@@ -78,6 +78,9 @@ public final class BootstrapClient implements AutoCloseable {
   /** Says BYE and closes; the target is told this initiator left. */
   @Override
   public void close() {
+    if (socket.isClosed()) {
+      return;
+    }
     try (socket) {
       synchronized (out) {
         Frames.write(out, Frames.BYE, new byte[0]);

@@ -62,7 +62,7 @@ public final class BootstrapServer implements AutoCloseable {
     this.welcome = welcome;
     this.welcomePayload = welcome.encode();
     this.listener = listener == null ? new ServeListener() {} : listener;
-    this.frameTimeoutMillis = (int) Math.clamp(frameTimeout.toMillis(), 1, Integer.MAX_VALUE);
+    this.frameTimeoutMillis = Math.clamp(frameTimeout.toMillis(), 1, Integer.MAX_VALUE);
     this.maxConnections = maxConnections;
     socket = new ServerSocket();
     try {
@@ -244,7 +244,12 @@ public final class BootstrapServer implements AutoCloseable {
         return null;
       }
       try {
-        return Frames.readRest(first, in, MAX_PAYLOAD, Frames.FIRST_APPLICATION_TYPE - 1);
+        // any type is read, so another protocol's frame (bench's) is told it came to a serve
+        Frame f = Frames.readRest(first, in, MAX_PAYLOAD, 0xffff);
+        if (f.type() > Frames.ERROR && f.type() < Frames.FIRST_APPLICATION_TYPE) {
+          throw new BootstrapException(Refusal.BAD_TYPE, "unknown frame type " + f.type());
+        }
+        return f;
       } catch (SocketTimeoutException e) {
         throw new BootstrapException(
             Refusal.STALLED, "a frame not finished within " + frameTimeoutMillis + " ms");

@@ -86,6 +86,12 @@ public final class RemoteLock {
   private static final int PUTTING = 8;
   private static final int RELEASING = 9;
 
+  /**
+   * A step the transport had no room for ({@code -FI_EAGAIN}: every request slot in flight): it is
+   * posted again at the next drain, once completions have given room back ({@link #againOf}).
+   */
+  private static final int AGAIN = 10;
+
   /** The longest pause between two looks at the word while waiting for a turn. */
   private static final long MAX_PAUSE_NANOS = 1_000_000;
 
@@ -195,6 +201,9 @@ public final class RemoteLock {
   private final boolean[] waited;
   private final boolean[] restarting;
 
+  /** The step ({@link #TAKING} .. {@link #RELEASING}) an element in {@link #AGAIN} posts again. */
+  private final int[] againOf;
+
   /**
    * The long-double working registers of each element: only the thread that holds the element
    * computes it, so under automatic progress the poster and the progress thread never share one.
@@ -260,6 +269,7 @@ public final class RemoteLock {
     notBefore = new long[n];
     waited = new boolean[n];
     restarting = new boolean[n];
+    againOf = new int[n];
     elementScratch = new ElementScratch[n];
     for (int i = 0; i < n; i++) {
       elementScratch[i] = new ElementScratch();
@@ -396,6 +406,7 @@ public final class RemoteLock {
       case GETTING -> compute(e, true);
       case PUTTING -> release(e, true);
       case RELEASING -> released(e, true);
+      case AGAIN -> postAgain(e, againOf[e]);
       default -> throw new IllegalStateException("element " + e + " stepped while free");
     }
   }
@@ -446,6 +457,9 @@ public final class RemoteLock {
     if (rc == TransportPeer.PENDING) {
       return rc;
     }
+    if (rc == -FiErrno.EAGAIN) {
+      return again(e, TICKETING); // no ticket was taken
+    }
     if (rc < 0) {
       return finish(e, rc, reported);
     }
@@ -478,6 +492,9 @@ public final class RemoteLock {
     if (rc == TransportPeer.PENDING) {
       notBefore[e] = System.nanoTime(); // when the look left, for its round trip
       return rc;
+    }
+    if (rc == -FiErrno.EAGAIN) {
+      return again(e, LOOKING);
     }
     if (rc < 0) {
       return finish(e, rc, reported); // its ticket is skipped once its turn stays unclaimed
@@ -581,6 +598,11 @@ public final class RemoteLock {
     if (rc == TransportPeer.PENDING) {
       return rc;
     }
+    if (rc == -FiErrno.EAGAIN) {
+      // nothing was posted: the same compare-and-swap goes again (a release above all must not
+      // fail, or a live holder would keep its stripe for a lease)
+      return again(e, phase);
+    }
     if (rc < 0) {
       return finish(e, rc, reported);
     }
@@ -617,6 +639,9 @@ public final class RemoteLock {
       // the hold may now last as long as the transport takes: from here its lease counts
       acquiredAt[e] = System.nanoTime();
       return rc;
+    }
+    if (rc == -FiErrno.EAGAIN) {
+      return again(e, GETTING);
     }
     if (rc < 0) {
       errors[e] = rc;
@@ -660,16 +685,50 @@ public final class RemoteLock {
       errors[e] = -FiErrno.EKEYREJECTED;
       return release(e, reported);
     }
+    return put(e, reported);
+  }
+
+  /** Posts the put of NEW. */
+  private int put(int e, boolean reported) {
     phases.setRelease(e, PUTTING);
     int rc =
-        peers[e].postPut(regions[e], offsets[e], size, scratchBase + base + NEW, tokenBase | e);
+        peers[e].postPut(
+            regions[e],
+            offsets[e],
+            cells[e].size(),
+            scratchBase + (long) e * STRIDE + NEW,
+            tokenBase | e);
     if (rc == TransportPeer.PENDING) {
       return rc;
+    }
+    if (rc == -FiErrno.EAGAIN) {
+      return again(e, PUTTING);
     }
     if (rc < 0) {
       errors[e] = rc;
     }
     return release(e, reported);
+  }
+
+  /** A step the transport had no room for: see {@link #AGAIN}. The element stays pending. */
+  private int again(int e, int step) {
+    againOf[e] = step;
+    phases.setRelease(e, AGAIN);
+    ready.push(e);
+    return TransportPeer.PENDING;
+  }
+
+  /** Posts again the step the transport had no room for. */
+  private void postAgain(int e, int step) {
+    switch (step) {
+      case TAKING, ENTERING, SKIPPING, RELEASING ->
+          compareSwap(e, step, expected[e], swap[e], true);
+      case TICKETING -> takeTicket(e, true);
+      case LOOKING -> look(e, true);
+      case GETTING -> get(e, true);
+      case PUTTING -> put(e, true);
+      default -> throw new IllegalStateException("element " + e + " again in phase " + step);
+    }
   }
 
   /** Posts the release: the next ticket served, nobody inside. */

@@ -61,8 +61,13 @@ public final class EngineDomain implements Domain, TransportCompletions {
   /** The size a completion queue gets when opened with size 0 (libfabric: provider's choice). */
   public static final int DEFAULT_CQ_SIZE = 1024;
 
-  /** The lease when {@link #LOCK_LEASE_OPTION} is not set. */
-  public static final long DEFAULT_LOCK_LEASE_MS = 1000;
+  /**
+   * The lease when {@link #LOCK_LEASE_OPTION} is not set. Long, because a lease can only guess that
+   * a holder is dead, and a live holder whose put is delayed past it loses atomicity (over tcp on
+   * an overloaded machine a step went without completion for over 10 s); dead holders are freed at
+   * once by the target wherever it sees them die (tcp, same-host processes).
+   */
+  public static final long DEFAULT_LOCK_LEASE_MS = 10_000;
 
   /** Token owner of the self-test's operations (endpoints use their index). */
   private static final int SELF_TEST = 0x7FFF_FFFF;

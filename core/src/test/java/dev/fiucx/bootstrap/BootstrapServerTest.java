@@ -124,6 +124,7 @@ class BootstrapServerTest {
   @Test
   void aQuietInitiatorIsKeptPastTheFrameTimeout() throws Exception {
     try (BootstrapClient c = client("quiet")) {
+      assertEquals("tcp", c.welcome().transport());
       assertEquals("connected quiet", event());
       Thread.sleep(1000); // more than three frame timeouts
       assertEquals(1, server.connections());
@@ -143,9 +144,13 @@ class BootstrapServerTest {
         Refusal.BAD_VERSION,
         "bootstrap version 1 from the peer, this side speaks 2");
     assertRefused(
-        BootstrapWireTest.frame(Frames.MAGIC, 2, 0x101, 0, new byte[0]),
+        BootstrapWireTest.frame(Frames.MAGIC, 2, 5, 0, new byte[0]),
         Refusal.BAD_TYPE,
-        "unknown frame type 257");
+        "unknown frame type 5");
+    assertRefused(
+        BootstrapWireTest.frame(Frames.MAGIC, 2, 0x100, 8, new byte[8]),
+        Refusal.UNEXPECTED,
+        "frame type 256 where HELLO was expected (this is a fiucx serve)");
     assertRefused(
         BootstrapWireTest.frame(Frames.MAGIC, 2, Frames.HELLO, 0xffff_ffffL, new byte[0]),
         Refusal.TOO_LONG,
@@ -171,6 +176,38 @@ class BootstrapServerTest {
     event();
     try (BootstrapClient c = client("after the hostile ones")) {
       assertEquals(2, c.welcome().regions().size());
+    }
+  }
+
+  @Test
+  void randomBytesNeverStopTheServer() throws Exception {
+    java.util.Random random = new java.util.Random(7);
+    byte[] hello = BootstrapWireTest.frame(Frames.MAGIC, 2, Frames.HELLO, 2, new byte[2]);
+    for (int i = 0; i < 60; i++) {
+      // a valid header with random bytes after it, or random bytes from the start
+      byte[] junk = new byte[1 + random.nextInt(64)];
+      random.nextBytes(junk);
+      byte[] bytes = junk;
+      if (i % 2 == 0) {
+        bytes = Arrays.copyOf(hello, hello.length + junk.length);
+        System.arraycopy(junk, 0, bytes, hello.length, junk.length);
+      }
+      try (Socket s = new Socket("127.0.0.1", server.port())) {
+        s.setSoTimeout(10_000);
+        s.getOutputStream().write(bytes);
+        s.shutdownOutput();
+        // whatever it answers, the server ends the connection within the frame timeout
+        byte[] all = s.getInputStream().readAllBytes();
+        assertTrue(all.length < 2048, all.length + " bytes answered");
+      }
+    }
+    try (BootstrapClient c = client("after the junk")) {
+      assertEquals(2, c.welcome().regions().size());
+      // the junk's own events may still be arriving
+      String e;
+      do {
+        e = event();
+      } while (!e.equals("connected after the junk"));
     }
   }
 
@@ -217,6 +254,7 @@ class BootstrapServerTest {
     server.close();
     server = start(1);
     try (BootstrapClient c = client("first")) {
+      assertEquals("ucx", c.welcome().provider());
       assertEquals("connected first", event());
       BootstrapException e = assertThrows(BootstrapException.class, () -> client("second"));
       assertEquals(Refusal.TOO_MANY, e.refusal());

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fiucx.FiFlags;
 import dev.fiucx.PeerRegion;
@@ -169,6 +170,42 @@ class BootstrapWireTest {
         "WELCOME: region 1 has a bad or repeated name 'x'",
         malformedWelcome(regions(List.of("x", "x"), 8)));
     assertEquals("WELCOME: region 'x' has length 0", malformedWelcome(regions(List.of("x"), 0)));
+  }
+
+  @Test
+  void randomAndBitFlippedPayloadsDecodeOrAreRefusedNeverAnythingElse() {
+    java.util.Random random = new java.util.Random(13);
+    byte[] good = sample().encode();
+    int refused = 0;
+    for (int i = 0; i < 200_000; i++) {
+      byte[] p;
+      if (i % 2 == 0) {
+        p = good.clone();
+        for (int flips = 1 + random.nextInt(4); flips > 0; flips--) {
+          p[random.nextInt(p.length)] ^= (byte) (1 << random.nextInt(8));
+        }
+        if (random.nextInt(8) == 0) {
+          p = Arrays.copyOf(p, random.nextInt(p.length + 8));
+        }
+      } else {
+        p = new byte[random.nextInt(128)];
+        random.nextBytes(p);
+      }
+      try {
+        Welcome w = Welcome.decode(p);
+        // what decodes re-encodes to the same bytes: no field was read loosely
+        assertArrayEquals(p, w.encode());
+      } catch (BootstrapException e) {
+        assertEquals(Refusal.MALFORMED, e.refusal());
+        refused++;
+      }
+      try {
+        Hello.decode(p);
+      } catch (BootstrapException e) {
+        assertEquals(Refusal.MALFORMED, e.refusal());
+      }
+    }
+    assertTrue(refused > 100_000, refused + " refused");
   }
 
   /** A WELCOME whose regions carry these names and this length, built by hand. */

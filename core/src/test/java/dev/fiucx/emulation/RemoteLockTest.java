@@ -181,6 +181,56 @@ class RemoteLockTest {
     assertEquals(LockWords.word(2, 2, 0), stripeWord(16));
   }
 
+  /**
+   * A step the transport has no room for (-FI_EAGAIN: request slots full) is posted again at the
+   * next drain, every step alike: the element ends exact, and above all its release is never
+   * dropped (a live holder would keep the stripe for a lease).
+   */
+  @Test
+  void everyStepRefusedForRoomIsPostedAgain() {
+    memory.set(JAVA_DOUBLE, 16, 1.5);
+    peer.fullEveryOther = true;
+    assertEquals(TransportPeer.PENDING, startSum(1.0, 0.25));
+    settleWithin(TimeUnit.SECONDS.toNanos(5));
+    assertEquals(
+        List.of(
+            "CAS lock",
+            "full",
+            "CAS lock",
+            "GET 16/16",
+            "full",
+            "GET 16/16",
+            "PUT 16/16",
+            "full",
+            "PUT 16/16",
+            "CAS lock",
+            "full",
+            "CAS lock"),
+        peer.log);
+    assertEquals(List.of(SLOT + ":0"), reported);
+    assertEquals(2.5, memory.get(JAVA_DOUBLE, 16));
+    assertEquals(0.25, memory.get(JAVA_DOUBLE, 24));
+    assertEquals(1.5, result.get(JAVA_DOUBLE, 0));
+    assertEquals(LockWords.word(1, 1, 0), stripeWord(16), "released: free");
+  }
+
+  /** The same for a waiter's ticket and looks. */
+  @Test
+  void aWaitersTicketAndLooksRefusedForRoomArePostedAgain() {
+    setStripeWord(16, LockWords.taken(0, OTHER)); // ticket 0, inside
+    peer.fullEveryOther = true;
+    assertEquals(TransportPeer.PENDING, startSum(1, 0));
+    settleWithin(TimeUnit.MILLISECONDS.toNanos(20));
+    assertEquals(LockWords.word(2, 0, OTHER), stripeWord(16), "exactly one ticket taken");
+    assertTrue(peer.log.contains("LOOK lock"), "looked: " + peer.log);
+    setStripeWord(16, LockWords.released(stripeWord(16))); // the holder lets go
+    settleWithin(TimeUnit.SECONDS.toNanos(5));
+    assertEquals(List.of(SLOT + ":0"), reported);
+    assertEquals(1.0, memory.get(JAVA_DOUBLE, 16));
+    assertEquals(LockWords.word(2, 2, 0), stripeWord(16));
+    assertEquals(0, counters.locksTakenOver());
+  }
+
   /** Tickets are served in order: an element enters after every ticket ahead of it, no sooner. */
   @Test
   void everyTicketAheadIsServedFirst() {
@@ -442,6 +492,11 @@ class RemoteLockTest {
     int failGetWith;
     long lastToken;
 
+    /** Every other post is refused with -FI_EAGAIN (request slots full), the first included. */
+    boolean fullEveryOther;
+
+    private boolean refuseNext = true;
+
     @Override
     public RemoteRegion cached(long key) {
       return data;
@@ -513,6 +568,13 @@ class RemoteLockTest {
     }
 
     private int run(long token, int status, Runnable op) {
+      if (fullEveryOther) {
+        refuseNext = !refuseNext;
+        if (!refuseNext) {
+          log.add("full");
+          return -dev.fiucx.FiErrno.EAGAIN;
+        }
+      }
       lastToken = token;
       if (!pending) {
         if (status != 0) {

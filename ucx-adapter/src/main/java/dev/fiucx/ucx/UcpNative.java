@@ -269,6 +269,67 @@ final class UcpNative {
     }
   }
 
+  /**
+   * Runs {@code open} (a {@code UcpContext} creation) without the one warning every context
+   * creation prints when jucx's API is newer than the libucp loaded here ({@link
+   * UcxLayout#JUCX_API_MINOR}): UCX's log level is raised from WARN to ERROR for the call and set
+   * back. Only then: a user who set {@code UCX_LOG_LEVEL} to anything else sees everything, and on
+   * a libucp as new as jucx nothing is changed. {@code info} and the README explain it instead.
+   */
+  static <T> T withoutApiVersionWarning(java.util.function.Supplier<T> open) {
+    if (version()[1] >= UcxLayout.JUCX_API_MINOR) {
+      return open.get();
+    }
+    MemorySegment level = logLevelWord();
+    synchronized (UcpNative.class) { // two domains opening at once: set back exactly once each
+      if (level.get(JAVA_INT, UcxLayout.GLOBAL_OPTS_LOG_LEVEL) != UcxLayout.LOG_LEVEL_WARN) {
+        return open.get();
+      }
+      level.set(JAVA_INT, UcxLayout.GLOBAL_OPTS_LOG_LEVEL, UcxLayout.LOG_LEVEL_ERROR);
+      try {
+        return open.get();
+      } finally {
+        level.set(JAVA_INT, UcxLayout.GLOBAL_OPTS_LOG_LEVEL, UcxLayout.LOG_LEVEL_WARN);
+      }
+    }
+  }
+
+  /** UCX's default log level ({@code ucs_log_level_t}: 1 error, 2 warn, ...); for tests. */
+  static int logLevel() {
+    return logLevelWord().get(JAVA_INT, UcxLayout.GLOBAL_OPTS_LOG_LEVEL);
+  }
+
+  @SuppressWarnings("restricted") // a 4-byte view of an exported global of libucs
+  private static MemorySegment logLevelWord() {
+    return UCS.find("ucs_global_opts")
+        .orElseThrow(() -> new IllegalStateException("libucs has no ucs_global_opts"))
+        .reinterpret(UcxLayout.GLOBAL_OPTS_LOG_LEVEL + 4);
+  }
+
+  /** What {@code describe()} and {@code info} say about jucx's API against the libucp loaded. */
+  static String apiNote() {
+    int[] v = version();
+    if (v[1] >= UcxLayout.JUCX_API_MINOR) {
+      return "jucx 1." + UcxLayout.JUCX_API_MINOR + " API, libucp " + v[0] + "." + v[1];
+    }
+    return "jucx 1."
+        + UcxLayout.JUCX_API_MINOR
+        + " asks for UCP API 1."
+        + UcxLayout.JUCX_API_MINOR
+        + ", libucp is "
+        + v[0]
+        + "."
+        + v[1]
+        + "."
+        + v[2]
+        + ": UCX's warning 'UCP API version is incompatible' is silenced when a context opens"
+        + " (UCX_LOG_LEVEL other than warn shows it); benign: fiucx calls only "
+        + v[0]
+        + "."
+        + v[1]
+        + "'s functions and checks every struct layout it uses (ucx.layouts)";
+  }
+
   static String versionString() {
     try {
       return ALL.getString((long) GET_VERSION_STRING.invokeExact());

@@ -38,6 +38,21 @@ final class UcxLayout {
   static final long CONTEXT_ATTR_REQUEST_SIZE = 8; // size_t request_size
   static final long UCP_ATTR_FIELD_REQUEST_SIZE = 1; // enum ucp_context_attr_field
 
+  // ucs_global_opts_t (libucs's exported ucs_global_opts): its first field is the default log
+  // component (ucs_log_component_config_t), whose first field is the log level (ucs_log_level_t,
+  // an int enum: FATAL 0, ERROR 1, WARN 2, ...); ucp_init's warnings are filtered by it
+  static final long GLOBAL_OPTS_LOG_LEVEL = 0;
+  static final int LOG_LEVEL_ERROR = 1;
+  static final int LOG_LEVEL_WARN = 2;
+
+  /**
+   * The UCP API minor version jucx was built for (jucx 1.14: {@code ucp_init} asks for 1.14). There
+   * is no jucx 1.13 on Maven Central, so on Debian's 1.13.1 every context creation warns "UCP API
+   * version is incompatible: required >= 1.14, actual 1.13.1": benign for fiucx, which calls only
+   * 1.13's functions through jucx and its own downcalls and keeps every layout here.
+   */
+  static final int JUCX_API_MINOR = 14;
+
   private UcxLayout() {}
 
   /** Null when fiucx knows the layouts of UCX {@code major.minor.release}, else why not. */

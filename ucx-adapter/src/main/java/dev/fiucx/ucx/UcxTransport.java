@@ -142,7 +142,7 @@ public final class UcxTransport implements Transport {
     UcpWorker w = null;
     AtomicPoster p = null;
     try {
-      ctx = new UcpContext(params);
+      ctx = UcpNative.withoutApiVersionWarning(() -> new UcpContext(params));
       UcpWorkerParams workerParams = new UcpWorkerParams();
       if (options.threadSafe()) {
         workerParams.requestThreadSafety();
@@ -455,6 +455,7 @@ public final class UcxTransport implements Transport {
     d.put("provider", "ucx");
     d.put("ucx.version", UcpNative.versionString());
     d.put("ucx.layouts", UcxLayout.verdict());
+    d.put("ucx.api", UcpNative.apiNote());
     d.put("jucx.version", jucxVersion());
     d.put("ucx.tls", String.valueOf(UcpNative.configValue("TLS", configOverrides)));
     d.put("ucx.atomic_mode", String.valueOf(UcpNative.configValue("ATOMIC_MODE", configOverrides)));

@@ -23,6 +23,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * <p>This test asserts what this machine does. If it fails, the installed UCX no longer has the
  * bug: the engine may then treat these cells as native again (after its self-test proves them).
  */
+@RequiresUcx(release = "1.13.1")
 class DebianUcx1131SharedMemoryBugTest {
   private static TransportPair pair;
   private static ExposedRegion region;

@@ -18,6 +18,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * fetch-adds. Rounds repeat (at most {@link #MAX_ROUNDS}) while the JIT is still settling, which
  * allocates on its own; a single round of zero bytes is only possible if no post allocates.
  */
+@RequiresUcx
 class HotPathAllocationTest {
   private static final int MAX_ROUNDS = 10;
 

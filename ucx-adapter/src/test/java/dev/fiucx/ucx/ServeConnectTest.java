@@ -35,6 +35,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * from several initiators and threads, the regions' descriptors, and what initiators get when the
  * server shuts down.
  */
+@RequiresUcx
 class ServeConnectTest {
   static final long RW = FiFlags.REMOTE_READ | FiFlags.REMOTE_WRITE;
 
@@ -89,7 +90,7 @@ class ServeConnectTest {
           ConnectedEndpoint ep = c.openEndpoint(16);
           Arena arena = Arena.ofConfined()) {
         PeerRegion counter = c.region("counter");
-        MemorySegment one = arena.allocate(JAVA_LONG).fill((byte) 0);
+        MemorySegment one = arena.allocate(JAVA_LONG);
         one.set(JAVA_LONG, 0, 1);
         MemorySegment ticket = arena.allocate(JAVA_LONG);
         int rc =
@@ -199,6 +200,57 @@ class ServeConnectTest {
       // the region's access rights hold: no write to a read-only region
       assertEquals(-FiErrno.EACCES, fetchAdd(ep, ro, 0, one, result));
       assertEquals(-FiErrno.EFAULT, fetchAdd(ep, c.region("counter"), 64, one, result));
+    }
+  }
+
+  @Test
+  void anInitiatorWithVirtualAddressesGetsTheTargetsAddresses() {
+    try (Server server = serve("shm");
+        Connection c =
+            Fabric.connect(
+                "127.0.0.1:" + server.port(),
+                new DomainAttr(null, DomainAttr.Progress.AUTO, true, Map.of()));
+        ConnectedEndpoint ep = c.openEndpoint(4);
+        Arena arena = Arena.ofConfined()) {
+      PeerRegion counter = c.region("counter");
+      assertEquals(server.memory("counter").address(), counter.address());
+      assertEquals(0, server.regions().getFirst().address()); // the server's own addressing
+      MemorySegment one = arena.allocate(JAVA_LONG);
+      one.set(JAVA_LONG, 0, 1);
+      MemorySegment result = arena.allocate(JAVA_LONG);
+      assertEquals(0, fetchAdd(ep, counter, 8, one, result));
+      assertEquals(1, fetchAdd(ep, counter, 8, one, result));
+      assertEquals(2, server.memory("counter").get(JAVA_LONG, 8));
+      assertEquals(0, server.memory("counter").get(JAVA_LONG, 0));
+    }
+  }
+
+  @Test
+  void aServeThatCannotListenSaysWhy() {
+    try (Server first = serve("shm")) {
+      FiException e =
+          assertThrows(
+              FiException.class,
+              () ->
+                  Fabric.serve(
+                      new ServeAttr(
+                          "127.0.0.1",
+                          first.port(),
+                          List.of(new ServeAttr.Region("c", 8, RW)),
+                          DomainAttr.defaults())));
+      assertEquals(FiErrno.EADDRINUSE, e.errno());
+      assertTrue(
+          e.getMessage().contains("cannot listen on 127.0.0.1:" + first.port()), e.getMessage());
+      FiException manual =
+          assertThrows(
+              FiException.class,
+              () ->
+                  new ServeAttr(
+                      null,
+                      0,
+                      List.of(new ServeAttr.Region("c", 8, RW)),
+                      new DomainAttr(null, DomainAttr.Progress.MANUAL, false, Map.of())));
+      assertEquals(FiErrno.EINVAL, manual.errno());
     }
   }
 

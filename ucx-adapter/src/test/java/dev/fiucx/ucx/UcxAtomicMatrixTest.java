@@ -27,6 +27,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * and untouched neighbours. The cells that Debian's UCX 1.13.1 gets wrong are left to {@link
  * DebianUcx1131SharedMemoryBugTest}; the mapped path gets them right.
  */
+@RequiresUcx
 class UcxAtomicMatrixTest {
   /** Where the word under test sits in the region; sentinels fill the rest. */
   private static final long OFFSET = 16;

@@ -11,6 +11,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /** CSWAP that succeeds and CSWAP that fails, exact values, over shm and tcp, both memory kinds. */
+@RequiresUcx
 class UcxCompareSwapTest {
   @ParameterizedTest(name = "{0} {1} {2}-byte")
   @CsvSource({

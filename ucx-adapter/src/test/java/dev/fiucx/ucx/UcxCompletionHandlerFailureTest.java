@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
  * exception comes out of the transport's next progress (where the domain counts it and hands it to
  * the application), and the transport goes on completing operations.
  */
+@RequiresUcx
 class UcxCompletionHandlerFailureTest {
   @Test
   void aThrowingHandlerSurfacesFromProgressOnceAndTheTransportKeepsServing() {

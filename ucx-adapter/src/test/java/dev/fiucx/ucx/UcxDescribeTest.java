@@ -8,6 +8,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** describe(): what the info command shows about a transport. */
+@RequiresUcx
 class UcxDescribeTest {
   private static String expectedAtomicMode() {
     String env = System.getenv("UCX_ATOMIC_MODE");

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.openucx.jucx.ucp.UcpEndpoint;
 
 /** What a transport catches and drops is counted and shown by describe(). */
+@RequiresUcx
 class UcxErrorsTest {
   @Test
   void aMalformedControlMessageIsCountedAndTheTransportKeepsServing() {

@@ -22,6 +22,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** Keys: resolution, the cache, unknown keys, and revocation on close. */
+@RequiresUcx
 class UcxKeysAndRevokeTest {
   @ParameterizedTest
   @ValueSource(strings = {"shm", "shm-ucp", "tcp"})

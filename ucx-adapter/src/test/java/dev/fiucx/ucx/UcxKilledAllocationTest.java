@@ -24,6 +24,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * the file, and no live process maps it. The test removes such a file (as a launcher would) and
  * reports what it found.
  */
+@RequiresUcx
 class UcxKilledAllocationTest {
   private static final long SIZE = 256L << 20;
 

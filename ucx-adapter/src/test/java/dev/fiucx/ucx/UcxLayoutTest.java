@@ -35,6 +35,7 @@ class UcxLayoutTest {
   }
 
   @Test
+  @RequiresUcx(release = "1.13.1")
   void theLibraryHereIsDebians1131AndTheProviderIsAvailable() {
     assertArrayEquals(new int[] {1, 13, 1}, UcpNative.version());
     assertNull(UcxLayout.checkLoaded());

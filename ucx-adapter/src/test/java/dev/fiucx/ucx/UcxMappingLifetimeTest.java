@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
  * scope ends when the peer closes, before its rkeys unmap it: a late use throws instead of touching
  * unmapped memory.
  */
+@RequiresUcx
 class UcxMappingLifetimeTest {
   @Test
   void aMappingThrowsOnceItsPeerIsClosed() {

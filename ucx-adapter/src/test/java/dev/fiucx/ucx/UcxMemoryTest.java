@@ -15,6 +15,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** allocate and register: sizes, alignment, zeroing, refusals. */
+@RequiresUcx
 class UcxMemoryTest {
   private static UcxTransport transport;
 

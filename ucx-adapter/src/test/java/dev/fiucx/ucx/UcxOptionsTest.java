@@ -11,6 +11,7 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /** Option translation and the UCX status to fi_errno mapping. */
+@RequiresUcx
 class UcxOptionsTest {
   @Test
   void transportNamesBecomeUcxTls() {

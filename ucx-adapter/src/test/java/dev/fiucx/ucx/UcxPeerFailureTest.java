@@ -30,6 +30,7 @@ import org.junit.jupiter.api.Test;
  * endpoint and the pending operation. Over shared memory UCX never notices; the transport looks at
  * the peer's process ({@link UcxTransport#checkPeers}) and ends the operations itself.
  */
+@RequiresUcx
 class UcxPeerFailureTest {
   @Test
   void aPeerThatDiesFailsItsPendingOperationAndLaterPosts() throws Exception {

@@ -24,6 +24,7 @@ import org.junit.jupiter.api.Test;
  * and slices of it throw instead of touching unmapped memory), registered memory is the user's
  * again. Allocations beyond the limit are refused at once and leave nothing in /dev/shm.
  */
+@RequiresUcx
 class UcxRegionLifetimeTest {
   private static Domain open(Map<String, String> options) {
     return new UcxProvider()

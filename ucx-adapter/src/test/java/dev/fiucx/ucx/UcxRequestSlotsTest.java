@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
  * request slot in flight is refused with -FI_EAGAIN instead of taking a request from UCX's pool;
  * once the target progresses and the slots come back, posts go out again.
  */
+@RequiresUcx
 class UcxRequestSlotsTest {
   private static final int SLOTS = 4;
 

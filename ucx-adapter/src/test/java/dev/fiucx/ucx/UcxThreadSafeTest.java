@@ -20,6 +20,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * UCS_THREAD_MODE_MULTI: two threads post to the same peer and both progress the same worker while
  * a third progresses the target. Every fetch-add must see a distinct old value.
  */
+@RequiresUcx
 class UcxThreadSafeTest {
   private static final int PER_THREAD = 400;
 

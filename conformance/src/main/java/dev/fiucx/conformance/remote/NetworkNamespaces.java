@@ -14,13 +14,14 @@ import java.util.concurrent.TimeUnit;
 public final class NetworkNamespaces implements AutoCloseable {
   private final String a;
   private final String b;
+  private final int subnet;
 
   /** Creates the two hosts; names carry this process's pid so parallel runs do not clash. */
   public NetworkNamespaces() {
     long pid = ProcessHandle.current().pid();
     a = "fiucx-a-" + pid;
     b = "fiucx-b-" + pid;
-    int subnet = (int) (pid % 250) + 1;
+    subnet = (int) (pid % 250) + 1;
     String vethA = "fxa" + pid;
     String vethB = "fxb" + pid;
     try {
@@ -57,6 +58,11 @@ public final class NetworkNamespaces implements AutoCloseable {
     Process p = new ProcessBuilder("id", "-u").start();
     String uid = new String(p.getInputStream().readAllBytes()).trim();
     return p.waitFor(5, TimeUnit.SECONDS) && uid.equals("0");
+  }
+
+  /** The address of host {@code 0} or {@code 1} on the veth link. */
+  public String address(int host) {
+    return "10.77." + subnet + "." + (host == 0 ? 1 : 2);
   }
 
   /** The command prefix that runs a process in host {@code 0} or {@code 1}. */

@@ -14,6 +14,7 @@ import dev.fiucx.FiFlags;
 import dev.fiucx.FiOp;
 import dev.fiucx.MemoryRegion;
 import dev.fiucx.conformance.remote.Initiator;
+import dev.fiucx.conformance.suite.RequiresProvider;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -32,6 +33,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * once closed and removals of what it does not hold; and after all of it the same domain still
  * works.
  */
+@RequiresProvider("ucx")
 class AddressVectorTest {
   @ParameterizedTest
   @ValueSource(strings = {"shm", "tcp"})

@@ -9,6 +9,7 @@ import dev.fiucx.FiDatatype;
 import dev.fiucx.FiErrno;
 import dev.fiucx.FiOp;
 import dev.fiucx.conformance.remote.JavaCommand;
+import dev.fiucx.conformance.suite.RequiresProvider;
 import dev.fiucx.conformance.ucx.BadInputRig.Case;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -40,6 +41,7 @@ import org.junit.jupiter.api.TestInstance;
  * with {@code -FI_EBUSY} and corrupt nothing.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@RequiresProvider("ucx")
 class BadInputSuiteTest {
   private final List<BadInputRig> rigs = new ArrayList<>();
 

@@ -13,6 +13,7 @@ import dev.fiucx.Ioc;
 import dev.fiucx.RmaIoc;
 import dev.fiucx.conformance.remote.Initiator;
 import dev.fiucx.conformance.remote.RemoteTarget;
+import dev.fiucx.conformance.suite.RequiresProvider;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.TestInstance;
  * (an out-of-range address crashes or corrupts the target).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@RequiresProvider("ucx")
 class BadInputTest {
   private static final int REGION = 4096;
 

@@ -22,6 +22,7 @@ import dev.fiucx.FiOp;
 import dev.fiucx.Ioc;
 import dev.fiucx.MemoryRegion;
 import dev.fiucx.RmaIoc;
+import dev.fiucx.conformance.suite.RequiresProvider;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Map;
@@ -34,6 +35,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * own progress thread beside the initiator's): vectors, messages with several iovs on both sides,
  * inject, selective completion, counters, fence, virtual addresses. Each asserts the exact values.
  */
+@RequiresProvider("ucx")
 class CallFormsTest {
   private static final long RW = FiFlags.REMOTE_READ | FiFlags.REMOTE_WRITE;
 

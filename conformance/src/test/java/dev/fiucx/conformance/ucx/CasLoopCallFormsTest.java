@@ -26,6 +26,7 @@ import dev.fiucx.FiOp;
 import dev.fiucx.Ioc;
 import dev.fiucx.MemoryRegion;
 import dev.fiucx.RmaIoc;
+import dev.fiucx.conformance.suite.RequiresProvider;
 import dev.fiucx.emulation.EmulationCounters;
 import dev.fiucx.engine.EngineDomain;
 import java.lang.foreign.Arena;
@@ -41,6 +42,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * several iovs on both sides, inject, fence, virtual addresses, the last byte of a region, a full
  * engine, and the counters. Every value exact.
  */
+@RequiresProvider("ucx")
 class CasLoopCallFormsTest {
   private static final long RW = FiFlags.REMOTE_READ | FiFlags.REMOTE_WRITE;
 

@@ -13,6 +13,7 @@ import dev.fiucx.FiDatatype;
 import dev.fiucx.FiFlags;
 import dev.fiucx.FiOp;
 import dev.fiucx.MemoryRegion;
+import dev.fiucx.conformance.suite.RequiresProvider;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -25,6 +26,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * for them while the domain still progresses, so the close ends within 5 s (not the 30 s fence
  * limit) with every operation applied, and closing it again does nothing.
  */
+@RequiresProvider("ucx")
 class ClosingInFlightTest {
   @ParameterizedTest(name = "{0}, {1} progress")
   @CsvSource({"shm, MANUAL", "shm, AUTO", "tcp, MANUAL", "tcp, AUTO"})

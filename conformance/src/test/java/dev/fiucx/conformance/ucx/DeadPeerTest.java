@@ -13,6 +13,7 @@ import dev.fiucx.FiFlags;
 import dev.fiucx.FiOp;
 import dev.fiucx.Mechanism;
 import dev.fiucx.conformance.remote.Initiator;
+import dev.fiucx.conformance.suite.RequiresProvider;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -32,6 +33,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * for the target is really in flight when it dies. Over shared memory UCX never reports the death;
  * fiucx sees the target's process gone.
  */
+@RequiresProvider("ucx")
 class DeadPeerTest {
   private static final long FIVE_SECONDS = 5_000_000_000L;
   private static final int PER_MECHANISM = 4;

@@ -7,6 +7,7 @@ import dev.fiucx.FiDatatype;
 import dev.fiucx.FiOp;
 import dev.fiucx.conformance.remote.Initiator;
 import dev.fiucx.conformance.remote.JavaCommand;
+import dev.fiucx.conformance.suite.RequiresProvider;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.lang.foreign.Arena;
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Test;
  * never tells it that an initiator left: the initiator's RELEASE does, and for an initiator that
  * was killed, the target's look at the initiator's process (learnt from its RESOLVE).
  */
+@RequiresProvider("ucx")
 class DepartingInitiatorsTest {
   private static final int INITIATORS = 1000;
   private static final int WARM_UP = 100;

@@ -13,6 +13,7 @@ import dev.fiucx.FiFlags;
 import dev.fiucx.FiOp;
 import dev.fiucx.MemoryRegion;
 import dev.fiucx.conformance.remote.Initiator;
+import dev.fiucx.conformance.suite.RequiresProvider;
 import dev.fiucx.semantics.LongDouble;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -30,6 +31,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * rounds, under manual progress so that every step runs on this thread; rounds repeat (at most
  * {@link #MAX_ROUNDS}) while the JIT settles.
  */
+@RequiresProvider("ucx")
 class EmulationAllocationTest {
   private static final int MAX_ROUNDS = 10;
 

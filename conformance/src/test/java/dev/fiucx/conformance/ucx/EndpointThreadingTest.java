@@ -15,6 +15,7 @@ import dev.fiucx.FiFlags;
 import dev.fiucx.FiOp;
 import dev.fiucx.MemoryRegion;
 import dev.fiucx.conformance.remote.Initiator;
+import dev.fiucx.conformance.suite.RequiresProvider;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -35,6 +36,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * and exact totals; under the default model (one thread at a time) a manual-progress domain refuses
  * a second thread, posting or reading, with {@code -FI_EBUSY}, and what it took is still exact.
  */
+@RequiresProvider("ucx")
 class EndpointThreadingTest {
   private static final int THREADS = 4;
   private static final int CALLS = 1500;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import dev.fiucx.conformance.remote.FetchAddProcess;
 import dev.fiucx.conformance.remote.JavaCommand;
 import dev.fiucx.conformance.remote.RemoteTarget;
+import dev.fiucx.conformance.suite.RequiresProvider;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -24,6 +25,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * process: the target must end at exactly the total, and the fetched values must be exactly 0 ..
  * total - 1, each once. A lost or doubled update shows as a wrong total or a repeated value.
  */
+@RequiresProvider("ucx")
 class FetchAddContentionTest {
   @TempDir Path dir;
 

@@ -12,6 +12,7 @@ import dev.fiucx.FiFlags;
 import dev.fiucx.FiOp;
 import dev.fiucx.conformance.remote.Initiator;
 import dev.fiucx.conformance.remote.RemoteTarget;
+import dev.fiucx.conformance.suite.RequiresProvider;
 import dev.fiucx.metrics.FiucxMetrics;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -38,6 +39,7 @@ import org.junit.jupiter.api.Test;
  * in a child JVM over tcp (so its death is detected); it is frozen with SIGSTOP while an operation
  * to it is pending, then killed, which turns that operation into an error entry.
  */
+@RequiresProvider("ucx")
 class FiucxMetricsOverUcxTest {
   private static final long LENGTH = 4096;
 

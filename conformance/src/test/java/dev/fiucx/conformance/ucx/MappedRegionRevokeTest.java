@@ -11,6 +11,7 @@ import dev.fiucx.FiErrno;
 import dev.fiucx.FiOp;
 import dev.fiucx.conformance.remote.Initiator;
 import dev.fiucx.conformance.remote.RemoteTarget;
+import dev.fiucx.conformance.suite.RequiresProvider;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
@@ -27,6 +28,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * After the close returns the target's memory is never written: the regions the target exposes next
  * stay zero while the initiator goes on calling with the old key.
  */
+@RequiresProvider("ucx")
 class MappedRegionRevokeTest {
   private static final long LENGTH = 4096;
 

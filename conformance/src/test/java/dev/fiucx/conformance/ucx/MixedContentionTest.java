@@ -17,6 +17,7 @@ import dev.fiucx.conformance.remote.FetchAddProcess;
 import dev.fiucx.conformance.remote.Initiator;
 import dev.fiucx.conformance.remote.JavaCommand;
 import dev.fiucx.conformance.remote.RemoteTarget;
+import dev.fiucx.conformance.suite.RequiresProvider;
 import dev.fiucx.emulation.EmulationCounters;
 import dev.fiucx.engine.EngineDomain;
 import java.io.DataInputStream;
@@ -41,6 +42,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * so that every interleaving gives one exact final value and exact fetched values: a lost or torn
  * update shows as a wrong byte.
  */
+@RequiresProvider("ucx")
 class MixedContentionTest {
   private static final long HIGH = 0xFFFF_FFFF_0000_0000L;
 

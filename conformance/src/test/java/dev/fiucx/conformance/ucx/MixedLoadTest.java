@@ -6,6 +6,7 @@ import dev.fiucx.conformance.remote.JavaCommand;
 import dev.fiucx.conformance.remote.MixedLoadProcess;
 import dev.fiucx.conformance.remote.RemoteTarget;
 import dev.fiucx.conformance.remote.Tickets;
+import dev.fiucx.conformance.suite.RequiresProvider;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -26,6 +27,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * number of ops on it, every ticket 0..N-1 of each element was fetched exactly once across all
  * threads of both processes, and no lock-guarded element was ever seen torn.
  */
+@RequiresProvider("ucx")
 class MixedLoadTest {
   private static final int PROCESSES = 2;
   private static final int THREADS = 4;

@@ -7,6 +7,7 @@ import dev.fiucx.conformance.remote.FetchAddProcess;
 import dev.fiucx.conformance.remote.JavaCommand;
 import dev.fiucx.conformance.remote.NetworkNamespaces;
 import dev.fiucx.conformance.remote.RemoteTarget;
+import dev.fiucx.conformance.suite.RequiresProvider;
 import java.io.DataInputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Two hosts (network namespaces joined by veth): the initiator in one, the target in the other. */
+@RequiresProvider("ucx")
 class NamespacesTest {
   @TempDir Path dir;
 

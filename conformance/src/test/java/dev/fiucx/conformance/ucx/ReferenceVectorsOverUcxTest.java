@@ -9,6 +9,7 @@ import dev.fiucx.conformance.replay.MemoryImages;
 import dev.fiucx.conformance.replay.MemoryImages.Match;
 import dev.fiucx.conformance.replay.ProviderEngine;
 import dev.fiucx.conformance.replay.ReplayEngine;
+import dev.fiucx.conformance.suite.RequiresProvider;
 import dev.fiucx.conformance.vectors.VectorCase;
 import dev.fiucx.conformance.vectors.VectorReader;
 import java.nio.file.Path;
@@ -25,6 +26,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * shared memory and TCP: each cell the provider reports valid (native or CAS loop) must give the
  * exact bytes, and each cell it reports unsupported must be refused by the call too.
  */
+@RequiresProvider("ucx")
 class ReferenceVectorsOverUcxTest {
   private static final HexFormat HEX = HexFormat.of();
 

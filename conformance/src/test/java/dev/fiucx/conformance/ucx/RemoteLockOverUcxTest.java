@@ -26,6 +26,7 @@ import dev.fiucx.RmaIoc;
 import dev.fiucx.conformance.remote.FetchAddProcess;
 import dev.fiucx.conformance.remote.Initiator;
 import dev.fiucx.conformance.remote.JavaCommand;
+import dev.fiucx.conformance.suite.RequiresProvider;
 import dev.fiucx.emulation.EmulationCounters;
 import dev.fiucx.emulation.LockWords;
 import dev.fiucx.engine.EngineDomain;
@@ -58,6 +59,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * process killed while it holds a lock, over shared memory (no failure detection: the lease frees
  * the lock) and TCP (the target sees the connection fail and frees it at once).
  */
+@RequiresProvider("ucx")
 class RemoteLockOverUcxTest {
   private static final long ACCESS = FiFlags.REMOTE_READ | FiFlags.REMOTE_WRITE;
   private static final long LEASE_MS = 400;

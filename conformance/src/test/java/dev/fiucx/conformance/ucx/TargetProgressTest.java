@@ -7,6 +7,7 @@ import dev.fiucx.FiDatatype;
 import dev.fiucx.FiOp;
 import dev.fiucx.conformance.remote.Initiator;
 import dev.fiucx.conformance.remote.RemoteTarget;
+import dev.fiucx.conformance.suite.RequiresProvider;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -21,6 +22,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * on such memory in software, inside the target's progress, so the target's domain must progress by
  * itself (automatic progress, the default).
  */
+@RequiresProvider("ucx")
 class TargetProgressTest {
   @ParameterizedTest
   @ValueSource(strings = {"shm", "tcp"})

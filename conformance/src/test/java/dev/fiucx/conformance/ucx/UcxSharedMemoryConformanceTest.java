@@ -6,6 +6,7 @@ import dev.fiucx.DomainAttr;
 import dev.fiucx.conformance.remote.Initiator;
 import dev.fiucx.conformance.remote.LocalTarget;
 import dev.fiucx.conformance.suite.AtomicConformanceSuite;
+import dev.fiucx.conformance.suite.RequiresProvider;
 import dev.fiucx.conformance.suite.SuiteConfig;
 import org.junit.jupiter.api.Test;
 
@@ -13,6 +14,7 @@ import org.junit.jupiter.api.Test;
  * The conformance suite against the ucx provider over UCX shared memory, on the direct path: the
  * target domain's region is mapped into the initiator and native ops are CPU atomics on it.
  */
+@RequiresProvider("ucx")
 class UcxSharedMemoryConformanceTest extends AtomicConformanceSuite {
   @Override
   protected SuiteConfig config() {

@@ -6,6 +6,7 @@ import dev.fiucx.DomainAttr;
 import dev.fiucx.conformance.remote.Initiator;
 import dev.fiucx.conformance.remote.LocalTarget;
 import dev.fiucx.conformance.suite.AtomicConformanceSuite;
+import dev.fiucx.conformance.suite.RequiresProvider;
 import dev.fiucx.conformance.suite.SuiteConfig;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.Test;
  * every atomic goes through UCX ({@code ucp_atomic_op_nbx}), as it does where UCX cannot map a
  * peer's region. {@link UcxSharedMemoryConformanceTest} runs the same checks on the mapped path.
  */
+@RequiresProvider("ucx")
 class UcxSharedMemoryUcpConformanceTest extends AtomicConformanceSuite {
   @Override
   protected SuiteConfig config() {

@@ -1,9 +1,11 @@
 package dev.fiucx.conformance.ucx;
 
 import dev.fiucx.conformance.suite.AtomicConformanceSuite;
+import dev.fiucx.conformance.suite.RequiresProvider;
 import dev.fiucx.conformance.suite.SuiteConfig;
 
 /** The conformance suite against the ucx provider over UCX TCP, the target in a second process. */
+@RequiresProvider("ucx")
 class UcxTcpConformanceTest extends AtomicConformanceSuite {
   @Override
   protected SuiteConfig config() {

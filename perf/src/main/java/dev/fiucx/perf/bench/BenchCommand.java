@@ -152,8 +152,28 @@ public final class BenchCommand implements Callable<Integer> {
   @Option(
       names = "--connect",
       paramLabel = "HOST:PORT",
-      description = "run against a target started with --server there")
+      description =
+          "run against a target started with --server there, or with --region against a fiucx"
+              + " serve")
   String connect;
+
+  @Option(
+      names = "--region",
+      paramLabel = "NAME",
+      description =
+          "with --connect: the region of a fiucx serve to run against (its transport unless"
+              + " --transport is given)")
+  String region;
+
+  @Option(
+      names = "--fetched",
+      paramLabel = "FILE",
+      description =
+          "write every fetched value, one line 'ADDRESS VALUE' per call, and check that fetch SUM's"
+              + " tickets are distinct (fetch, -c 1, types of 8 bytes or less, -n)")
+  Path fetched;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Option(
       names = "--metrics-port",
@@ -241,9 +261,20 @@ public final class BenchCommand implements Callable<Integer> {
       if (metricsPort != null && (metricsPort < 0 || metricsPort > 65535)) {
         throw new BenchUsageException("--metrics-port is 0 .. 65535: " + metricsPort);
       }
-      return new BenchSession(cfg, outputs, System.out, System.err)
-          .withMetrics(bind, metricsPort, metricsLatency)
-          .run(host, targetPort, System.out);
+      if (region != null && connect == null) {
+        throw new BenchUsageException("--region names a serve's region: it needs --connect");
+      }
+      checkFetched(cfg, outputs);
+      BenchSession session =
+          new BenchSession(cfg, outputs, System.out, System.err)
+              .withMetrics(bind, metricsPort, metricsLatency)
+              .writeFetched(fetched);
+      if (region != null) {
+        boolean transportGiven =
+            spec != null && spec.commandLine().getParseResult().hasMatchedOption("--transport");
+        session.againstServe(region, transportGiven);
+      }
+      return session.run(host, targetPort, System.out);
     } catch (BenchUsageException e) {
       System.err.println("fiucx bench: " + e.getMessage());
       return 2;
@@ -346,6 +377,25 @@ public final class BenchCommand implements Callable<Integer> {
       }
     }
     return new BenchOutputs(csv, json, hgrm, plot, sweepWindow, vsPerftest, rounds);
+  }
+
+  /** {@code --fetched} keeps one value per call of one element, so it needs a known call count. */
+  private void checkFetched(BenchConfig cfg, BenchOutputs outputs) {
+    if (fetched == null) {
+      return;
+    }
+    if (cfg.family() != AtomicFamily.FETCH || cfg.count() != 1 || cfg.datatype().size() > 8) {
+      throw new BenchUsageException(
+          "--fetched keeps fetch calls of one element of 8 bytes or less (--family fetch, -c 1)");
+    }
+    if (cfg.duration() != null || outputs.sweepWindow() || outputs.vsPerftest()) {
+      throw new BenchUsageException(
+          "--fetched keeps one run of -n calls: not with --duration, --sweep-window or"
+              + " --vs-ucx-perftest");
+    }
+    if (cfg.warmup() + cfg.iterations() > 100_000_000L) {
+      throw new BenchUsageException("--fetched keeps at most 100,000,000 calls per thread");
+    }
   }
 
   private int serve() throws IOException {

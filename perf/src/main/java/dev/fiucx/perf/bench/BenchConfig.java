@@ -52,6 +52,23 @@ record BenchConfig(
         directPath);
   }
 
+  /** The same run over another transport (a serve's, when none was asked for). */
+  BenchConfig withTransport(String t) {
+    return new BenchConfig(
+        family,
+        op,
+        datatype,
+        count,
+        window,
+        iterations,
+        warmup,
+        threads,
+        t,
+        progress,
+        duration,
+        directPath);
+  }
+
   /** The initiator's domain attributes: transport, progress, and the direct-path option if set. */
   DomainAttr domainAttr() {
     Map<String, String> options = new LinkedHashMap<>();

@@ -25,7 +25,13 @@ final class BenchHeader {
         cfg.warmup());
     out.printf(
         "  %-10s %s%s%n",
-        "target", facts.target(), facts.targetStarted() ? " (a process bench started)" : "");
+        "target",
+        facts.target(),
+        facts.servedRegion() != null
+            ? " (a fiucx serve: region "
+                + facts.servedRegion()
+                + ", shared with its other initiators)"
+            : facts.targetStarted() ? " (a process bench started)" : "");
     out.printf(
         "  %-10s %s (queryAtomic: count %d, size %d%s)%n",
         "mechanism",

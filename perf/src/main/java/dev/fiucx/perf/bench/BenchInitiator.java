@@ -40,6 +40,12 @@ final class BenchInitiator implements AutoCloseable {
    */
   private final Arena buffers = Arena.ofShared();
 
+  /** Whether runs keep every fetched value ({@code --fetched}). */
+  private boolean keepFetched;
+
+  /** What each thread fetched in the last run, when kept. */
+  private long[][] lastFetched;
+
   /**
    * Opens the domains, endpoints and queues; {@link #connect} then points them at a target.
    *
@@ -85,6 +91,16 @@ final class BenchInitiator implements AutoCloseable {
     }
   }
 
+  /** Runs from now on keep every value their calls fetch (see {@link #fetched}). */
+  void keepFetched() {
+    keepFetched = true;
+  }
+
+  /** What each thread's calls fetched in the last run, in completion order, or null. */
+  long[][] fetched() {
+    return lastFetched;
+  }
+
   /** Every domain: one shared by the threads, or one per thread under manual progress. */
   List<Domain> domains() {
     return List.copyOf(domains);
@@ -108,7 +124,7 @@ final class BenchInitiator implements AutoCloseable {
    * target's region is zeroed, the target progresses, every thread warms up, then all measure
    * together; afterwards the target's bytes are checked.
    */
-  BenchResult run(BenchConfig cfg, TargetLink link, PrintStream progressOut) throws IOException {
+  BenchResult run(BenchConfig cfg, BenchTarget link, PrintStream progressOut) throws IOException {
     return run(cfg, link, progressOut, true);
   }
 
@@ -116,7 +132,7 @@ final class BenchInitiator implements AutoCloseable {
    * The same; with {@code samples} false the threads record no latency samples and read the clock
    * only when they start and end measuring, so the overall time per call holds no clock reads.
    */
-  BenchResult run(BenchConfig cfg, TargetLink link, PrintStream progressOut, boolean samples)
+  BenchResult run(BenchConfig cfg, BenchTarget link, PrintStream progressOut, boolean samples)
       throws IOException {
     if (cfg.threads() != base.threads()) {
       throw new IllegalArgumentException("a run has the initiator's threads");
@@ -157,10 +173,17 @@ final class BenchInitiator implements AutoCloseable {
       }
     }
     byte[] region = link.stop();
-    return collect(cfg, runs, region);
+    if (keepFetched) {
+      lastFetched = new long[threads][];
+      for (int t = 0; t < threads; t++) {
+        lastFetched[t] = runs[t].poster.fetched();
+      }
+    }
+    return collect(cfg, runs, region, keepFetched ? lastFetched : null, link.exclusive());
   }
 
-  private static BenchResult collect(BenchConfig cfg, ThreadRun[] runs, byte[] region) {
+  private static BenchResult collect(
+      BenchConfig cfg, ThreadRun[] runs, byte[] region, long[][] fetched, boolean exclusive) {
     int threads = runs.length;
     long[] ops = new long[threads];
     long[] calls = new long[threads];
@@ -179,10 +202,15 @@ final class BenchInitiator implements AutoCloseable {
         error = r.rc;
       }
     }
-    TargetCheck check =
-        error == 0
-            ? TargetCheck.of(cfg, region, calls)
-            : new TargetCheck(false, false, "not checked: a thread failed");
+    TargetCheck check;
+    if (error != 0) {
+      check = new TargetCheck(false, false, "not checked: a thread failed");
+    } else {
+      check = region != null ? TargetCheck.of(cfg, region, calls) : TargetCheck.SHARED;
+      if (fetched != null) {
+        check = check.and(TargetCheck.ofFetched(cfg, fetched, exclusive));
+      }
+    }
     return new BenchResult(cfg, ops, calls, (end - start) / 1e9, all, error, check);
   }
 
@@ -195,6 +223,7 @@ final class BenchInitiator implements AutoCloseable {
     final CyclicBarrier measureTogether;
     final boolean samples;
     MeasuringLoop loop;
+    CallPoster poster;
     long warmedUp;
     long measured;
     int rc;
@@ -216,7 +245,7 @@ final class BenchInitiator implements AutoCloseable {
 
     @Override
     public void run() {
-      CallPoster poster =
+      poster =
           new CallPoster(
               endpoints[thread],
               cfg,
@@ -225,6 +254,9 @@ final class BenchInitiator implements AutoCloseable {
               key,
               cfg.window(),
               buffers);
+      if (keepFetched) {
+        poster.keepFetched((int) (cfg.warmup() + cfg.iterations()));
+      }
       loop = new MeasuringLoop(poster, queues[thread], cfg.window(), counter);
       rc = loop.run(cfg.warmup(), 0, false);
       warmedUp = loop.completed();

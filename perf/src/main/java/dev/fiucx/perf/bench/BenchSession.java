@@ -6,6 +6,7 @@ import dev.fiucx.FiException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -16,7 +17,7 @@ import java.util.List;
  * call failed or the target held a wrong value; bad requests throw {@link BenchUsageException}.
  */
 final class BenchSession {
-  private final BenchConfig cfg;
+  private BenchConfig cfg;
   private final BenchOutputs outputs;
   private final PrintStream human;
   private final PrintStream err;
@@ -30,6 +31,26 @@ final class BenchSession {
     this.outputs = outputs;
     this.human = outputs.csv() ? stderr : stdout;
     this.err = stderr;
+  }
+
+  private String serveRegion;
+  private boolean transportGiven = true;
+  private Path fetchedFile;
+
+  /**
+   * Runs against the region {@code name} of a {@code fiucx serve} (instead of a bench target);
+   * without {@code transportGiven} the initiator takes the serve's transport.
+   */
+  BenchSession againstServe(String name, boolean transportGiven) {
+    this.serveRegion = name;
+    this.transportGiven = transportGiven;
+    return this;
+  }
+
+  /** Keeps every fetched value and writes them to {@code file} ({@code --fetched}), or null. */
+  BenchSession writeFetched(Path file) {
+    this.fetchedFile = file;
+    return this;
   }
 
   private String metricsBind;
@@ -48,6 +69,19 @@ final class BenchSession {
    * @param host the target's bootstrap host, or null to start a target process here
    */
   int run(String host, int port, PrintStream stdout) throws IOException {
+    ServeLink serve = null;
+    if (serveRegion != null) {
+      serve = new ServeLink(host, port, serveRegion, cfg.regionBytes());
+      if (!transportGiven && serve.transport() != null) {
+        cfg = cfg.withTransport(serve.transport());
+      }
+    }
+    try (ServeLink s = serve) {
+      return run(host, port, s, stdout);
+    }
+  }
+
+  private int run(String host, int port, ServeLink serve, PrintStream stdout) throws IOException {
     List<Integer> windows = windows();
     try (BenchInitiator initiator =
             new BenchInitiator(cfg, windows.stream().max(Integer::compare).orElseThrow());
@@ -56,15 +90,20 @@ final class BenchSession {
                 ? null
                 : new MetricsEndpoint(
                     metricsBind, metricsPort, initiator.domains(), metricsLatency, err)) {
+      if (fetchedFile != null) {
+        initiator.keepFetched();
+      }
       AtomicAttr attr = checkedCell(initiator);
       ServerProcess started =
           host == null ? new ServerProcess(cfg.transport(), List.of(), err) : null;
       try (started;
-          TargetLink link =
-              new TargetLink(
-                  started != null ? started.host() : host,
-                  started != null ? started.port() : port,
-                  cfg.regionBytes())) {
+          BenchTarget link =
+              serve != null
+                  ? serve
+                  : new TargetLink(
+                      started != null ? started.host() : host,
+                      started != null ? started.port() : port,
+                      cfg.regionBytes())) {
         initiator.connect(link.address());
         String target =
             (started != null ? started.host() : host)
@@ -78,6 +117,7 @@ final class BenchSession {
             new RunFacts(
                 target,
                 started != null,
+                serve == null ? null : serve.regionName(),
                 attr,
                 path,
                 initiator.domain().describe(),
@@ -90,7 +130,7 @@ final class BenchSession {
 
   private int measure(
       BenchInitiator initiator,
-      TargetLink link,
+      BenchTarget link,
       RunFacts facts,
       List<Integer> windows,
       PrintStream stdout)
@@ -114,6 +154,7 @@ final class BenchSession {
         new RunFacts(
             facts.target(),
             facts.targetStarted(),
+            facts.servedRegion(),
             facts.attr(),
             facts.path(),
             initiator.domain().describe(),
@@ -128,6 +169,9 @@ final class BenchSession {
       CsvLine.row(stdout, facts, main);
     }
     writeFiles(facts, main, outputs.sweepWindow() ? results : null, vs);
+    if (fetchedFile != null && initiator.fetched() != null) {
+      writeFetched(initiator.fetched());
+    }
     return verdict(main);
   }
 
@@ -164,7 +208,30 @@ final class BenchSession {
     return 0;
   }
 
-  private PerftestComparison compare(BenchInitiator initiator, TargetLink link, RunFacts facts)
+  /**
+   * {@code --fetched}: one line {@code ADDRESS VALUE} per call (decimal; the element's byte offset
+   * in the region, the fetched value as an unsigned number of the datatype's bytes), each thread's
+   * calls in completion order, thread 0 first.
+   */
+  private void writeFetched(long[][] fetched) throws IOException {
+    try (PrintStream out =
+        new PrintStream(
+            new java.io.BufferedOutputStream(Files.newOutputStream(fetchedFile)), false, "UTF-8")) {
+      for (int t = 0; t < fetched.length; t++) {
+        long addr = t * cfg.threadStride();
+        for (long v : fetched[t]) {
+          out.print(addr);
+          out.print(' ');
+          out.println(Long.toUnsignedString(v));
+        }
+      }
+      if (out.checkError()) {
+        throw new IOException("could not write " + fetchedFile);
+      }
+    }
+  }
+
+  private PerftestComparison compare(BenchInitiator initiator, BenchTarget link, RunFacts facts)
       throws IOException {
     PerftestMatch match = PerftestMatch.of(cfg.family(), cfg.op(), cfg.datatype());
     PerftestRunner perftest = new PerftestRunner(PerftestRunner.find(), facts.ucxTls(), err);

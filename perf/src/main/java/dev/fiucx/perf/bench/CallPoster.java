@@ -26,6 +26,11 @@ final class CallPoster {
   private final MemorySegment compare;
   private final MemorySegment[] results;
 
+  /** Every fetched value in completion order (raw bits), or null when not asked to keep them. */
+  private long[] fetched;
+
+  private int fetchedCount;
+
   /**
    * @param addr the byte offset of this thread's first element in the target region
    * @param slots the window: how many calls may be in flight, each with its own result buffer
@@ -62,6 +67,45 @@ final class CallPoster {
     }
     return s;
   }
+
+  /**
+   * Keeps the value each completed call fetched, up to {@code calls} of them (the run's calls,
+   * warm-up included): the element's bytes as an unsigned little-endian number. Fetching calls with
+   * one element of at most 8 bytes only.
+   */
+  void keepFetched(int calls) {
+    fetched = new long[calls];
+    fetchedCount = 0;
+  }
+
+  /** The values kept so far, in completion order. */
+  long[] fetched() {
+    return fetched == null ? null : java.util.Arrays.copyOf(fetched, fetchedCount);
+  }
+
+  /** The call in window slot {@code slot} completed: keep what it fetched, when asked to. */
+  void completed(int slot) {
+    if (fetched != null && fetchedCount < fetched.length) {
+      fetched[fetchedCount++] = rawBits(results[slot], datatype.size());
+    }
+  }
+
+  private static long rawBits(MemorySegment s, int size) {
+    return switch (size) {
+      case 1 -> Byte.toUnsignedLong(s.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 0));
+      case 2 -> Short.toUnsignedLong(s.get(LE_SHORT, 0));
+      case 4 -> Integer.toUnsignedLong(s.get(LE_INT, 0));
+      default -> s.get(LE_LONG, 0);
+    };
+  }
+
+  private static final java.lang.foreign.ValueLayout.OfShort LE_SHORT =
+      java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(
+          java.nio.ByteOrder.LITTLE_ENDIAN);
+  private static final java.lang.foreign.ValueLayout.OfInt LE_INT =
+      java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+  private static final java.lang.foreign.ValueLayout.OfLong LE_LONG =
+      java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
 
   /** Posts one call into window slot {@code slot}; 0 or a negative fi_errno, never throws. */
   int post(int slot, Object context) {

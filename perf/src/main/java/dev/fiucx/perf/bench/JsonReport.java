@@ -89,6 +89,7 @@ final class JsonReport {
     in.put("direct_path", cfg.directPath());
     in.put("target", facts.target());
     in.put("target_started_by_bench", facts.targetStarted());
+    in.put("target_serve_region", facts.servedRegion());
     return in;
   }
 

@@ -11,6 +11,7 @@ import java.util.Map;
  *
  * @param target {@code host:port} of the bench target
  * @param targetStarted true when bench started the target itself
+ * @param servedRegion the region's name when the target is a {@code fiucx serve}, else null
  * @param attr the cell as {@code queryAtomic} answers it
  * @param path the path the calls take ({@code Endpoint.atomicPath}: {@code mapped} or {@code ucp})
  * @param domain {@code Domain.describe()} of the (first) initiator domain, after connecting
@@ -18,6 +19,7 @@ import java.util.Map;
 record RunFacts(
     String target,
     boolean targetStarted,
+    String servedRegion,
     AtomicAttr attr,
     String path,
     Map<String, String> domain,

@@ -15,6 +15,73 @@ record TargetCheck(boolean checked, boolean ok, String detail) {
   static final TargetCheck NOT_CHECKABLE =
       new TargetCheck(false, true, "the op leaves no exactly known value");
 
+  /** A serve's region: shared with other initiators, and not handed back. */
+  static final TargetCheck SHARED =
+      new TargetCheck(
+          false,
+          true,
+          "not checked: a fiucx serve's region is shared with its other initiators and not handed"
+              + " back");
+
+  /** Both checks: checked when either was, ok when both are, the details side by side. */
+  TargetCheck and(TargetCheck other) {
+    String d = !checked && other.checked ? other.detail : detail + "; " + other.detail;
+    return new TargetCheck(checked || other.checked, ok && other.ok, d);
+  }
+
+  /**
+   * What the calls fetched ({@code --fetched}): with SUM on an integer type every value of a
+   * thread's element is a ticket and must be distinct; on a region of bench's own (zeroed before
+   * the run) they must be exactly 0 .. calls - 1.
+   *
+   * @param fetched each thread's fetched values (raw bits, unsigned)
+   */
+  static TargetCheck ofFetched(BenchConfig cfg, long[][] fetched, boolean exclusive) {
+    long total = 0;
+    for (long[] f : fetched) {
+      total += f.length;
+    }
+    if (cfg.op() != FiOp.SUM || !cfg.datatype().isInteger()) {
+      return new TargetCheck(
+          false, true, total + " fetched values kept (not tickets: not checked)");
+    }
+    long mask = cfg.datatype().size() == 8 ? -1L : (1L << (8 * cfg.datatype().size())) - 1;
+    for (long[] f : fetched) {
+      if (f.length > 0 && Long.compareUnsigned(f.length - 1, mask) > 0) {
+        return new TargetCheck(
+            false, true, total + " fetched values kept (more calls than the type has values)");
+      }
+    }
+    for (int t = 0; t < fetched.length; t++) {
+      long[] sorted = fetched[t].clone();
+      Arrays.sort(sorted);
+      for (int i = 0; i < sorted.length; i++) {
+        if (i > 0 && sorted[i] == sorted[i - 1]) {
+          return new TargetCheck(
+              true, false, "thread " + t + " fetched the ticket " + sorted[i] + " twice");
+        }
+        if (exclusive && sorted[i] != i) {
+          return new TargetCheck(
+              true,
+              false,
+              "thread "
+                  + t
+                  + " did not fetch the ticket "
+                  + i
+                  + " (0 .. "
+                  + (sorted.length - 1)
+                  + " expected)");
+        }
+      }
+    }
+    return new TargetCheck(
+        true,
+        true,
+        total
+            + " fetched tickets, distinct per element"
+            + (exclusive ? " and exactly 0 .. calls - 1" : ""));
+  }
+
   /**
    * @param region the target's bytes after the run
    * @param callsPerThread every call each thread made, warm-up included

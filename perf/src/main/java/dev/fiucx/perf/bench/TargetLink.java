@@ -1,5 +1,7 @@
 package dev.fiucx.perf.bench;
 
+import dev.fiucx.bootstrap.BootstrapException;
+import dev.fiucx.bootstrap.Refusal;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -9,7 +11,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 
 /** The initiator's end of the bootstrap connection to a {@link BenchServer}. */
-final class TargetLink implements AutoCloseable {
+final class TargetLink implements BenchTarget {
   private static final int CONNECT_TIMEOUT_MS = 10_000;
 
   private final Socket socket;
@@ -29,37 +31,52 @@ final class TargetLink implements AutoCloseable {
       ready = BootstrapWire.Ready.decode(BootstrapWire.expect(in, BootstrapWire.Type.READY));
     } catch (IOException e) {
       socket.close();
+      if (e.getCause() instanceof BootstrapException b && b.refusal() == Refusal.UNEXPECTED) {
+        throw new IOException(
+            e.getMessage() + "; against a fiucx serve, name its region with --region NAME", e);
+      }
       throw e;
     }
   }
 
   /** The target domain's address, for the address vector. */
-  byte[] address() {
+  @Override
+  public byte[] address() {
     return ready.address().clone();
   }
 
-  long key() {
+  @Override
+  public long key() {
     return ready.key();
   }
 
-  long regionLength() {
+  @Override
+  public long regionLength() {
     return ready.length();
   }
 
+  @Override
+  public boolean exclusive() {
+    return true;
+  }
+
   /** The target starts progressing (a spinning target begins to use its core). */
-  void start() throws IOException {
+  @Override
+  public void start() throws IOException {
     BootstrapWire.write(out, BootstrapWire.Type.START);
     BootstrapWire.expect(in, BootstrapWire.Type.STARTED);
   }
 
   /** The target stops progressing and hands over its region's bytes. */
-  byte[] stop() throws IOException {
+  @Override
+  public byte[] stop() throws IOException {
     BootstrapWire.write(out, BootstrapWire.Type.STOP);
     return BootstrapWire.expect(in, BootstrapWire.Type.REGION);
   }
 
   /** The target zeroes its region; only while no operation is in flight. */
-  void zero() throws IOException {
+  @Override
+  public void zero() throws IOException {
     BootstrapWire.write(out, BootstrapWire.Type.ZERO);
     BootstrapWire.expect(in, BootstrapWire.Type.OK);
   }

@@ -23,6 +23,8 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -51,6 +53,9 @@ public final class ServeCommand implements Callable<Integer> {
 
   /** The domain option of the remote lock's lease (see DomainAttr). */
   static final String LOCK_LEASE_OPTION = "lock_lease_ms";
+
+  /** The lease as the domain describes it: "... a lock unchanged for 1000 ms ...". */
+  private static final Pattern LEASE = Pattern.compile("unchanged for (\\d+) ms");
 
   /** The keys a --config file may hold: the long options' names. */
   static final Set<String> CONFIG_KEYS =
@@ -161,11 +166,13 @@ public final class ServeCommand implements Callable<Integer> {
     MetricsEndpoint metrics = null;
     try {
       out.println("fiucx serve: listening on " + hostPort(server));
+      Map<String, String> facts = server.domain().describe();
+      Matcher lease = LEASE.matcher(facts.getOrDefault("remote locks", ""));
       out.printf(
           "fiucx serve: provider ucx, transport %s, UCX %s, lock lease %s ms%n",
-          server.domain().describe().getOrDefault("ucx.tls", "?"),
-          server.domain().describe().getOrDefault("ucx.version", "?"),
-          s.leaseMs() == null ? "1000" : s.leaseMs());
+          facts.getOrDefault("ucx.tls", "?"),
+          facts.getOrDefault("ucx.version", "?"),
+          lease.find() ? lease.group(1) : "?");
       for (PeerRegion r : server.regions()) {
         out.printf(
             "fiucx serve: region %s: %d bytes, key 0x%016x, access %s%n",

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.fiucx.conformance.suite.RequiresProvider;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
@@ -13,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The target apart from the initiator, and the comparison with ucx_perftest. */
+@RequiresProvider("ucx")
 class BenchRolesTest {
   @TempDir Path dir;
 

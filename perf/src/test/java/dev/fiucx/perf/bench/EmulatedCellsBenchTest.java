@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.fiucx.conformance.suite.RequiresProvider;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -13,6 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Every mechanism can be benchmarked, and the target ends up exactly where the calls put it: the
  * target hands its region back after the run and bench compares every element.
  */
+@RequiresProvider("ucx")
 class EmulatedCellsBenchTest {
   @TempDir Path dir;
 

@@ -12,6 +12,7 @@ import dev.fiucx.FiDatatype;
 import dev.fiucx.FiFlags;
 import dev.fiucx.FiOp;
 import dev.fiucx.MemoryRegion;
+import dev.fiucx.conformance.suite.RequiresProvider;
 import java.lang.foreign.Arena;
 import java.lang.foreign.ValueLayout;
 import java.lang.management.ManagementFactory;
@@ -25,6 +26,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * flight: measured with the JVM's per-thread allocation counter over whole runs, under manual
  * progress so every step runs on this thread; runs repeat (at most 10) while the JIT settles.
  */
+@RequiresProvider("ucx")
 class MeasuringLoopAllocationTest {
   @ParameterizedTest(name = "{0}, window {1}")
   @CsvSource({"shm, 1, 20000", "shm, 16, 20000", "tcp, 8, 500"})

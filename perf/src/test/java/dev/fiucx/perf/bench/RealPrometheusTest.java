@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.fiucx.conformance.suite.RequiresProvider;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.Test;
  * ({@code docker/grafana/dashboards}) must return series. Prometheus is stopped and its storage
  * removed whatever happens.
  */
+@RequiresProvider("ucx")
 class RealPrometheusTest {
   private static final Path PROMETHEUS = Path.of("/usr/bin/prometheus");
   private static final Path PROMTOOL = Path.of("/usr/bin/promtool");

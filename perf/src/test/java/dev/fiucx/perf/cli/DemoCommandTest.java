@@ -3,6 +3,7 @@ package dev.fiucx.perf.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fiucx.conformance.suite.RequiresProvider;
 import dev.fiucx.perf.bench.PerftestRunner;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -11,6 +12,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The demo runs every row to a latency, and sets its first row against ucx_perftest. */
+@RequiresProvider("ucx")
 class DemoCommandTest {
   @Test
   void everyRowHasASteadyLatencyAndTheFirstItsRatio() {

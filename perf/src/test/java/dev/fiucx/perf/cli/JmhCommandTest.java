@@ -3,6 +3,7 @@ package dev.fiucx.perf.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fiucx.conformance.suite.RequiresProvider;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -10,6 +11,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
+@RequiresProvider("ucx")
 class JmhCommandTest {
   @Test
   void forksGetNativeAccessAppended() {

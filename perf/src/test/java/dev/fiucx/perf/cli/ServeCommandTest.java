@@ -16,6 +16,7 @@ import dev.fiucx.FiFlags;
 import dev.fiucx.FiOp;
 import dev.fiucx.PeerRegion;
 import dev.fiucx.ServeAttr;
+import dev.fiucx.conformance.suite.RequiresProvider;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.lang.foreign.Arena;
@@ -37,6 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /** {@code fiucx serve}: its options and config file, and the command as a real child process. */
+@RequiresProvider("ucx")
 class ServeCommandTest {
   static final long RW = FiFlags.REMOTE_READ | FiFlags.REMOTE_WRITE;
   @TempDir Path dir;

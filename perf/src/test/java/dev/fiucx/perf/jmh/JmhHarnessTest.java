@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fiucx.DomainAttr;
+import dev.fiucx.conformance.suite.RequiresProvider;
 import java.util.Collection;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -23,6 +24,7 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * completion named a call in flight, and every target element holds exactly what the calls made of
  * it. Correctness only: no time is judged.
  */
+@RequiresProvider("ucx")
 class JmhHarnessTest {
   @ParameterizedTest(name = "{0}.{1}, {2}, count {3}")
   @CsvSource({

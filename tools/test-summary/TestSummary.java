@@ -1,0 +1,107 @@
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import javax.xml.parsers.DocumentBuilderFactory;
+import org.w3c.dom.Element;
+import org.w3c.dom.NodeList;
+
+/**
+ * The closing lines of {@code ./fiucx test}: how many tests ran, passed, failed and were skipped in
+ * each module, and why tests were skipped, read from surefire's XML reports. Run as a source file
+ * ({@code java TestSummary.java ROOT}): no build step, nothing on the class path.
+ */
+public final class TestSummary {
+  public static void main(String[] args) throws Exception {
+    Path root = Path.of(args.length > 0 ? args[0] : ".");
+    Map<String, int[]> byModule = new TreeMap<>(); // tests, failures+errors, skipped
+    Map<String, Integer> reasons = new TreeMap<>();
+    List<Path> reports;
+    try (Stream<Path> s = Files.walk(root, 5)) {
+      reports =
+          s.filter(p -> p.getFileName().toString().matches("TEST-.*\\.xml"))
+              .filter(p -> p.getParent().getFileName().toString().equals("surefire-reports"))
+              .sorted()
+              .toList();
+    }
+    var factory = DocumentBuilderFactory.newInstance();
+    for (Path report : reports) {
+      String module = root.relativize(report).getName(0).toString();
+      if (module.equals("examples")) {
+        module = root.relativize(report).subpath(0, 2).toString();
+      }
+      Element suite = factory.newDocumentBuilder().parse(report.toFile()).getDocumentElement();
+      int[] m = byModule.computeIfAbsent(module, k -> new int[3]);
+      m[0] += Integer.parseInt(suite.getAttribute("tests"));
+      m[1] +=
+          Integer.parseInt(suite.getAttribute("failures"))
+              + Integer.parseInt(suite.getAttribute("errors"));
+      m[2] += Integer.parseInt(suite.getAttribute("skipped"));
+      NodeList skipped = suite.getElementsByTagName("skipped");
+      for (int i = 0; i < skipped.getLength(); i++) {
+        Element skip = (Element) skipped.item(i);
+        String why = skip.getAttribute("message");
+        if (why.isBlank()) { // an aborted test: the reason is the first line of its trace
+          why = skip.getTextContent().strip().lines().findFirst().orElse("");
+          why = why.replaceFirst("^org\\.opentest4j\\.TestAbortedException: ", "");
+        }
+        reasons.merge(reason(why), 1, Integer::sum);
+      }
+    }
+    int tests = 0;
+    int failed = 0;
+    int skipped = 0;
+    System.out.println();
+    System.out.println("fiucx test: what ran");
+    for (var e : byModule.entrySet()) {
+      int[] m = e.getValue();
+      System.out.printf(
+          "  %-16s %7d tests: %7d passed, %d failed, %d skipped%n",
+          e.getKey(), m[0], m[0] - m[1] - m[2], m[1], m[2]);
+      tests += m[0];
+      failed += m[1];
+      skipped += m[2];
+    }
+    System.out.printf(
+        "  %-16s %7d tests: %7d passed, %d failed, %d skipped%n",
+        "all", tests, tests - failed - skipped, failed, skipped);
+    if (!reasons.isEmpty()) {
+      System.out.println("fiucx test: why tests were skipped");
+      List<Map.Entry<String, Integer>> sorted = new ArrayList<>(reasons.entrySet());
+      sorted.sort((a, b) -> b.getValue() - a.getValue());
+      int shown = 0;
+      for (var e : sorted) {
+        if (shown++ == 12) {
+          System.out.printf("  ... and %d other reasons%n", sorted.size() - 12);
+          break;
+        }
+        System.out.printf("  %7d  %s%n", e.getValue(), e.getKey());
+      }
+    }
+  }
+
+  /**
+   * A skip's reason without what varies from test to test (a cell's own words after the first
+   * colon of a "not checked" reason), so that alike skips count together.
+   */
+  private static String reason(String message) {
+    if (message == null || message.isBlank()) {
+      return "(no reason given)";
+    }
+    String m = message.strip();
+    if (m.startsWith("not checked: ")) {
+      String rest = m.substring("not checked: ".length());
+      if (rest.startsWith("the provider's count")) {
+        return "not checked: a count limit beyond the conformance suite's buffers";
+      }
+      if (rest.contains("dead peer")) {
+        return "not checked: " + rest;
+      }
+      return "not checked: the query of a cell the man page does not define (refusals checked)";
+    }
+    return m.length() > 160 ? m.substring(0, 157) + "..." : m;
+  }
+}

@@ -1,0 +1,67 @@
+package dev.fiucx.ucx;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.fiucx.Domain;
+import dev.fiucx.DomainAttr;
+import dev.fiucx.Fabric;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * jucx 1.14 over Debian's libucp 1.13.1: the benign "UCP API version is incompatible" warning that
+ * every context creation printed is silenced for that call only, UCX's log level is set back, and a
+ * user who asks UCX for more (UCX_LOG_LEVEL=info) still sees it.
+ */
+@RequiresUcx
+class UcpApiWarningTest {
+  private static final String WARNING = "UCP API version is incompatible";
+
+  @Test
+  void openingADomainLeavesUcxsLogLevelAsItWas() {
+    assertEquals(UcxLayout.LOG_LEVEL_WARN, UcpNative.logLevel(), "UCX's default: warn");
+    try (Domain d =
+        Fabric.openDomain(
+            "ucx", new DomainAttr("shm", DomainAttr.Progress.MANUAL, false, Map.of()))) {
+      assertEquals(UcxLayout.LOG_LEVEL_WARN, UcpNative.logLevel());
+      assertTrue(d.describe().get("ucx.api").contains("silenced"), d.describe().get("ucx.api"));
+    }
+  }
+
+  @Test
+  void aNewProcessPrintsNoWarningUnlessUcxIsAskedForMore() throws Exception {
+    String quiet = stderrOfOpening(null);
+    assertFalse(quiet.contains(WARNING), quiet);
+    String verbose = stderrOfOpening("info");
+    assertTrue(verbose.contains(WARNING), verbose);
+  }
+
+  private static String stderrOfOpening(String ucxLogLevel) throws Exception {
+    ProcessBuilder pb =
+        new ProcessBuilder(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "--enable-native-access=ALL-UNNAMED",
+            "-cp",
+            System.getProperty("java.class.path"),
+            OpeningProcess.class.getName());
+    pb.environment().remove("UCX_LOG_LEVEL");
+    if (ucxLogLevel != null) {
+      pb.environment().put("UCX_LOG_LEVEL", ucxLogLevel);
+    }
+    pb.redirectOutput(ProcessBuilder.Redirect.DISCARD);
+    Process p = pb.start();
+    try {
+      byte[] err = p.getErrorStream().readAllBytes();
+      assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the child ended");
+      assertEquals(0, p.exitValue(), new String(err, StandardCharsets.UTF_8));
+      return new String(err, StandardCharsets.UTF_8);
+    } finally {
+      p.destroyForcibly();
+    }
+  }
+}
