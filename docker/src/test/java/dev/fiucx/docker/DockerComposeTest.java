@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -73,15 +74,6 @@ class DockerComposeTest {
     env.put("FIUCX_BENCH_ITERATIONS", Integer.toString(ITERATIONS));
     env.put("FIUCX_BENCH_WARMUP", "0");
     env.put("FIUCX_SCRAPE_INTERVAL", SCRAPE_INTERVAL);
-    for (String port :
-        List.of(
-            "FIUCX_SERVE_PORT",
-            "FIUCX_SERVE_METRICS_PORT",
-            "FIUCX_BENCH1_METRICS_PORT",
-            "FIUCX_BENCH2_METRICS_PORT",
-            "FIUCX_PROMETHEUS_PORT")) {
-      env.put(port, Integer.toString(freePort()));
-    }
     List<String> compose =
         List.of(DockerDaemon.COMPOSE, "-p", project, "-f", "compose.yaml", "--ansi", "never");
 
@@ -102,6 +94,7 @@ class DockerComposeTest {
             "./build-context.sh",
             "target/image-classpath.txt",
             "target/context");
+        step("build context (jars, jlink)", t0);
         check(
             Duration.ofMinutes(5),
             Map.of(),
@@ -114,6 +107,7 @@ class DockerComposeTest {
             "-t",
             fiucxImage,
             "target/context");
+        step("fiucx image", t0);
         check(
             Duration.ofMinutes(5),
             Map.of(),
@@ -124,8 +118,20 @@ class DockerComposeTest {
             "-t",
             prometheusImage,
             "prometheus");
-        step("images built", t0);
+        step("Prometheus image", t0);
 
+        // the ports are picked only now, after minutes of building, and below the ephemeral range
+        List<String> portNames =
+            List.of(
+                "FIUCX_SERVE_PORT",
+                "FIUCX_SERVE_METRICS_PORT",
+                "FIUCX_BENCH1_METRICS_PORT",
+                "FIUCX_BENCH2_METRICS_PORT",
+                "FIUCX_PROMETHEUS_PORT");
+        List<Integer> ports = freePorts(portNames.size());
+        for (int i = 0; i < ports.size(); i++) {
+          env.put(portNames.get(i), Integer.toString(ports.get(i)));
+        }
         check(Duration.ofMinutes(3), env, with(compose, "up", "-d"));
         String bench1 = containerOf(compose, env, "bench-1");
         String bench2 = containerOf(compose, env, "bench-2");
@@ -326,9 +332,30 @@ class DockerComposeTest {
     System.err.printf("docker test: %s at %.1f s%n", what, (System.nanoTime() - t0) / 1e9);
   }
 
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
+  /**
+   * Distinct ports free on loopback now, below the kernel's ephemeral range: a port from {@code new
+   * ServerSocket(0)} is an ephemeral one, which the machine's outgoing connections (other tests run
+   * beside this one) may take before the container binds it.
+   */
+  private static List<Integer> freePorts(int n) throws IOException {
+    // (Files.readString returns only the first byte of this /proc/sys file on JDK 25)
+    String range = Files.readAllLines(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).get(0);
+    int ephemeralLow = Integer.parseInt(range.strip().split("\\s+")[0]);
+    int low = 10_000;
+    assertTrue(ephemeralLow - low >= 1000, "ports below the ephemeral range: " + range);
+    List<Integer> ports = new ArrayList<>();
+    for (int tries = 0; ports.size() < n && tries < 1000; tries++) {
+      int port = ThreadLocalRandom.current().nextInt(low, ephemeralLow);
+      if (ports.contains(port)) {
+        continue;
+      }
+      try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+        ports.add(port);
+      } catch (IOException taken) {
+        // someone listens there: another one
+      }
     }
+    assertEquals(n, ports.size(), "free ports below " + ephemeralLow + ": " + ports);
+    return ports;
   }
 }
