@@ -64,8 +64,7 @@ public final class Connection implements AutoCloseable {
       DomainAttr a =
           attr.transport() != null || w.transport() == null
               ? attr
-              : new DomainAttr(
-                  w.transport(), attr.progress(), attr.virtualAddressing(), attr.options());
+              : attr.toBuilder().transport(w.transport()).build();
       attrUsed = a;
       domain = Fabric.openDomain(provider, a);
     } catch (RuntimeException e) {

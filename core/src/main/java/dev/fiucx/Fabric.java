@@ -11,7 +11,27 @@ import java.util.ServiceLoader;
  * exposes named regions, {@link #connect} reaches them.
  */
 public final class Fabric {
+  private static final String VERSION = loadVersion();
+
   private Fabric() {}
+
+  /** fiucx's version ({@code 0.1.0-SNAPSHOT}), from the build, also when run from classes. */
+  public static String version() {
+    return VERSION;
+  }
+
+  private static String loadVersion() {
+    try (java.io.InputStream in = Fabric.class.getResourceAsStream("fiucx.properties")) {
+      if (in == null) {
+        throw new IllegalStateException("dev/fiucx/fiucx.properties is missing from core");
+      }
+      java.util.Properties p = new java.util.Properties();
+      p.load(in);
+      return p.getProperty("version");
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
 
   /** Every provider found by {@link ServiceLoader}, available or not. */
   public static List<AtomicProvider> providers() {

@@ -21,7 +21,11 @@ public interface MemoryRegion extends AutoCloseable {
   /** {@code FiFlags.REMOTE_READ} and/or {@code FiFlags.REMOTE_WRITE}. */
   long access();
 
-  /** The address peers use for byte 0: 0 with offset addressing, else the virtual address. */
+  /**
+   * The region's virtual address in this process: what an initiator whose domain uses virtual
+   * addressing passes as {@code addr} for byte 0. Addressing is the initiator's choice, made by its
+   * own {@code DomainAttr}: an initiator with offset addressing passes 0 for the same byte.
+   */
   long baseAddress();
 
   @Override

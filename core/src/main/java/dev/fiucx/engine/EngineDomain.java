@@ -45,7 +45,7 @@ public final class EngineDomain implements Domain, TransportCompletions {
       EnumSet.of(Mechanism.NATIVE, Mechanism.CAS_LOOP, Mechanism.REMOTE_LOCK);
 
   /** The domain option that sets the remote-lock lease, in milliseconds. */
-  public static final String LOCK_LEASE_OPTION = "lock_lease_ms";
+  public static final String LOCK_LEASE_OPTION = DomainAttr.LOCK_LEASE_OPTION;
 
   /**
    * The domain option that chooses the threading model: {@code endpoint} (the default, {@code
@@ -53,7 +53,7 @@ public final class EngineDomain implements Domain, TransportCompletions {
    * -FI_EBUSY}) or {@code safe} ({@code FI_THREAD_SAFE}: any thread may call anything at any time;
    * the domain's calls are serialized by one lock).
    */
-  public static final String THREADING_OPTION = "threading";
+  public static final String THREADING_OPTION = DomainAttr.THREADING_OPTION;
 
   /** The most entries a completion queue holds; a larger size is {@code FI_EINVAL}. */
   public static final int MAX_CQ_SIZE = 1 << 20;
@@ -62,12 +62,9 @@ public final class EngineDomain implements Domain, TransportCompletions {
   public static final int DEFAULT_CQ_SIZE = 1024;
 
   /**
-   * The lease when {@link #LOCK_LEASE_OPTION} is not set. Long, because a lease can only guess that
-   * a holder is dead, and a live holder whose put is delayed past it loses atomicity (over tcp on
-   * an overloaded machine a step went without completion for over 10 s); dead holders are freed at
-   * once by the target wherever it sees them die (tcp, same-host processes).
+   * The lease when {@link #LOCK_LEASE_OPTION} is not set: {@link DomainAttr#DEFAULT_LOCK_LEASE}.
    */
-  public static final long DEFAULT_LOCK_LEASE_MS = 10_000;
+  public static final long DEFAULT_LOCK_LEASE_MS = DomainAttr.DEFAULT_LOCK_LEASE.toMillis();
 
   /** Token owner of the self-test's operations (endpoints use their index). */
   private static final int SELF_TEST = 0x7FFF_FFFF;
@@ -143,11 +140,14 @@ public final class EngineDomain implements Domain, TransportCompletions {
     this.providerName = providerName;
     this.attr = attr;
     this.errors = new DomainErrors(providerName + " domain");
+    if (attr.errorHandler() != null) {
+      errors.setHandler(attr.errorHandler()); // before anything that may catch runs
+    }
     this.domainGuard =
-        threadSafe(attr)
+        attr.threading() == DomainAttr.Threading.SAFE
             ? CallGuard.serializing()
             : attr.progress() == DomainAttr.Progress.MANUAL ? CallGuard.refusing() : null;
-    this.lockLeaseNanos = lockLease(attr) * 1_000_000L;
+    this.lockLeaseNanos = attr.lockLease().toNanos();
     this.emulationCounters = new EmulationCounters(attr.progress() == DomainAttr.Progress.AUTO);
     this.transport = openTransport.apply(this);
     try {
@@ -274,37 +274,11 @@ public final class EngineDomain implements Domain, TransportCompletions {
     }
   }
 
-  private static boolean threadSafe(DomainAttr attr) {
-    String v = attr.options().get(THREADING_OPTION);
-    if (v == null || v.trim().equals("endpoint")) {
-      return false;
-    }
-    if (v.trim().equals("safe")) {
-      return true;
-    }
-    throw new FiException(FiErrno.EINVAL, THREADING_OPTION + " must be endpoint or safe: " + v);
-  }
-
   /** Set-up calls on a closed domain throw {@code FI_EOPBADSTATE}. */
   private void requireOpen() {
     if (closing) {
       throw new FiException(FiErrno.EOPBADSTATE, "the domain is closed");
     }
-  }
-
-  private static long lockLease(DomainAttr attr) {
-    String v = attr.options().get(LOCK_LEASE_OPTION);
-    long ms;
-    try {
-      ms = v == null ? DEFAULT_LOCK_LEASE_MS : Long.parseLong(v.trim());
-    } catch (NumberFormatException e) {
-      ms = -1;
-    }
-    if (ms <= 0) {
-      throw new FiException(
-          FiErrno.EINVAL, LOCK_LEASE_OPTION + " must be a positive integer: " + v);
-    }
-    return ms;
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.fiucx.ucx;
 
+import dev.fiucx.DomainAttr;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Set;
@@ -34,14 +35,22 @@ public record UcxOptions(
     Duration controlTimeout,
     boolean directPath,
     long allocationLimit) {
-  /** The domain option ({@code DomainAttr.options}) that turns the direct path off: {@code off}. */
-  public static final String DIRECT_PATH_OPTION = "direct_path";
+  /** The domain option that turns the direct path off ({@code off}): {@link DomainAttr}'s. */
+  public static final String DIRECT_PATH_OPTION = DomainAttr.DIRECT_PATH_OPTION;
 
-  /**
-   * The domain option that sets {@link #allocationLimit}: bytes, with an optional {@code k}, {@code
-   * m}, {@code g} or {@code t} (powers of 1024), or {@code machine} (the default).
-   */
-  public static final String ALLOC_LIMIT_OPTION = "alloc_limit";
+  /** The domain option that sets {@link #allocationLimit}: {@link DomainAttr}'s. */
+  public static final String ALLOC_LIMIT_OPTION = DomainAttr.ALLOC_LIMIT_OPTION;
+
+  /** The options a domain was opened with, as this transport takes them. */
+  public static UcxOptions of(DomainAttr attr) {
+    return new UcxOptions(
+        attr.transport(),
+        attr.progress() == DomainAttr.Progress.AUTO, // the progress thread shares the worker
+        attr.peerFailureDetection(),
+        attr.controlTimeout(),
+        attr.directPath(),
+        attr.allocationLimit());
+  }
 
   /** UCX_TLS names that are, or may include, shared memory (UCX 1.13 aliases included). */
   private static final Set<String> SHARED_MEMORY =
@@ -88,59 +97,6 @@ public record UcxOptions(
   public UcxOptions withAllocationLimit(long bytes) {
     return new UcxOptions(
         transports, threadSafe, peerFailureDetection, controlTimeout, directPath, bytes);
-  }
-
-  /**
-   * {@link #ALLOC_LIMIT_OPTION}'s value in bytes: 0 for null or {@code machine}; a positive count
-   * with an optional binary suffix; anything else is refused.
-   */
-  static long parseAllocationLimit(String value) {
-    if (value == null || value.trim().equalsIgnoreCase("machine")) {
-      return 0;
-    }
-    String v = value.trim().toLowerCase(Locale.ROOT);
-    int shift =
-        v.isEmpty()
-            ? 0
-            : switch (v.charAt(v.length() - 1)) {
-              case 'k' -> 10;
-              case 'm' -> 20;
-              case 'g' -> 30;
-              case 't' -> 40;
-              default -> 0;
-            };
-    String digits = shift == 0 ? v : v.substring(0, v.length() - 1);
-    long n;
-    try {
-      n = Long.parseLong(digits);
-    } catch (NumberFormatException e) {
-      n = -1;
-    }
-    if (n <= 0 || n > (Long.MAX_VALUE >> shift)) {
-      throw new dev.fiucx.FiException(
-          dev.fiucx.FiErrno.EINVAL,
-          ALLOC_LIMIT_OPTION
-              + " must be a positive byte count (optionally k, m, g or t) or machine: "
-              + value);
-    }
-    return n << shift;
-  }
-
-  /**
-   * {@code on} (the default) or {@code off}, as {@link #DIRECT_PATH_OPTION} says; anything else is
-   * refused.
-   */
-  static boolean parseDirectPath(String value) {
-    if (value == null) {
-      return true;
-    }
-    return switch (value.trim().toLowerCase(Locale.ROOT)) {
-      case "on", "true" -> true;
-      case "off", "false" -> false;
-      default ->
-          throw new dev.fiucx.FiException(
-              dev.fiucx.FiErrno.EINVAL, DIRECT_PATH_OPTION + " must be on or off: " + value);
-    };
   }
 
   /** The UCX_TLS value to set on the context, or null to leave UCX's own. */

@@ -45,21 +45,7 @@ public final class UcxProvider implements AtomicProvider {
 
   @Override
   public Domain openDomain(DomainAttr attr) {
-    boolean threadSafe = attr.progress() == DomainAttr.Progress.AUTO;
-    return new EngineDomain(
-        name(),
-        attr,
-        completions ->
-            new UcxTransport(
-                completions,
-                UcxOptions.defaults()
-                    .withTransports(attr.transport())
-                    .withThreadSafe(threadSafe)
-                    .withAllocationLimit(
-                        UcxOptions.parseAllocationLimit(
-                            attr.options().get(UcxOptions.ALLOC_LIMIT_OPTION)))
-                    .withDirectPath(
-                        UcxOptions.parseDirectPath(
-                            attr.options().get(UcxOptions.DIRECT_PATH_OPTION)))));
+    UcxOptions options = UcxOptions.of(attr);
+    return new EngineDomain(name(), attr, completions -> new UcxTransport(completions, options));
   }
 }

@@ -104,21 +104,6 @@ class UcxRegionLifetimeTest {
   }
 
   @Test
-  void parsesTheLimitOption() {
-    assertEquals(0, UcxOptions.parseAllocationLimit(null));
-    assertEquals(0, UcxOptions.parseAllocationLimit(" machine "));
-    assertEquals(4096, UcxOptions.parseAllocationLimit("4096"));
-    assertEquals(64L << 10, UcxOptions.parseAllocationLimit("64k"));
-    assertEquals(3L << 30, UcxOptions.parseAllocationLimit("3G"));
-    assertEquals(1L << 40, UcxOptions.parseAllocationLimit("1t"));
-    for (String bad : new String[] {"", "0", "-1", "1x", "k", "9999999999t"}) {
-      FiException e =
-          assertThrows(FiException.class, () -> UcxOptions.parseAllocationLimit(bad), bad);
-      assertEquals(FiErrno.EINVAL, e.errno());
-    }
-  }
-
-  @Test
   void machineMemoryIsMemAvailablePlusSwapFree() {
     String meminfo = "MemTotal: 100 kB\nMemFree: 10 kB\nMemAvailable: 40 kB\nSwapFree: 2 kB\n";
     assertEquals(42 * 1024, MachineMemory.fromMeminfo(meminfo));

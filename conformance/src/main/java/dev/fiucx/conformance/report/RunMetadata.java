@@ -1,13 +1,9 @@
 package dev.fiucx.conformance.report;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.Properties;
 
 /**
  * What the HTML report says about a run that no provider tells: when, on which host, with which
@@ -19,7 +15,7 @@ import java.util.Properties;
  */
 record RunMetadata(Instant date, String host, String fiucxVersion) {
   /** The project version ({@code 0.1.0-SNAPSHOT}), also when running from target/classes. */
-  static final String FIUCX_VERSION = loadVersion();
+  static final String FIUCX_VERSION = dev.fiucx.Fabric.version();
 
   static RunMetadata now() {
     return new RunMetadata(
@@ -31,20 +27,6 @@ record RunMetadata(Instant date, String host, String fiucxVersion) {
       return InetAddress.getLocalHost().getHostName();
     } catch (UnknownHostException e) {
       return "unknown host";
-    }
-  }
-
-  private static String loadVersion() {
-    // a JAR manifest is not there when ./fiucx runs from target/classes; this resource always is
-    try (InputStream in = RunMetadata.class.getResourceAsStream("fiucx.properties")) {
-      if (in == null) {
-        throw new IllegalStateException("fiucx.properties is missing from the conformance module");
-      }
-      Properties p = new Properties();
-      p.load(in);
-      return p.getProperty("version");
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
     }
   }
 }

@@ -1,6 +1,5 @@
 package dev.fiucx.perf.cli;
 
-import dev.fiucx.conformance.report.ConformanceReport;
 import dev.fiucx.perf.bench.BenchCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -22,11 +21,11 @@ import picocli.CommandLine.Command;
       SoakCommand.class
     })
 public final class FiucxCli {
-  /** The project version, the same one the HTML conformance report names. */
+  /** fiucx's version (core's), the same one the HTML conformance report names. */
   static final class Version implements CommandLine.IVersionProvider {
     @Override
     public String[] getVersion() {
-      return new String[] {"fiucx " + ConformanceReport.fiucxVersion()};
+      return new String[] {"fiucx " + dev.fiucx.Fabric.version()};
     }
   }
 

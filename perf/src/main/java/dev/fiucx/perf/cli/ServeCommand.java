@@ -54,7 +54,7 @@ public final class ServeCommand implements Callable<Integer> {
   /** The domain option of the remote lock's lease (see DomainAttr). */
   static final String LOCK_LEASE_OPTION = "lock_lease_ms";
 
-  /** The lease as the domain describes it: "... a lock unchanged for 1000 ms ...". */
+  /** The lease as the domain describes it: "... a lock unchanged for 10000 ms ...". */
   private static final Pattern LEASE = Pattern.compile("unchanged for (\\d+) ms");
 
   /** The keys a --config file may hold: the long options' names. */
@@ -96,7 +96,7 @@ public final class ServeCommand implements Callable<Integer> {
   @Option(
       names = "--lease-ms",
       paramLabel = "MS",
-      description = "the remote lock's lease in milliseconds (default: the domain's, 1000)")
+      description = "the remote lock's lease in milliseconds (default: the domain's, 10000)")
   Long leaseMs;
 
   @Option(

@@ -10,6 +10,7 @@ import dev.fiucx.Fabric;
 import dev.fiucx.FiFlags;
 import dev.fiucx.ServeAttr;
 import dev.fiucx.Server;
+import dev.fiucx.conformance.suite.RequiresProvider;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code bench --connect HOST:PORT --region NAME} against a serve, and the wrong pairings. */
+@RequiresProvider("ucx")
 class BenchAgainstServeTest {
   @TempDir Path dir;
 

@@ -2,7 +2,6 @@ package dev.fiucx.perf.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fiucx.AtomicFamily;
 import dev.fiucx.DomainAttr;
@@ -66,7 +65,7 @@ class BenchOptionsTest {
     assertEquals("shm", cfg.transport());
     assertEquals(DomainAttr.Progress.AUTO, cfg.progress());
     assertNull(cfg.duration());
-    assertTrue(cfg.domainAttr().options().isEmpty());
+    assertEquals(DomainAttr.defaults().options(), cfg.domainAttr().options(), "no option set");
   }
 
   @Test

@@ -30,7 +30,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import org.junit.jupiter.api.Test;
@@ -66,10 +65,10 @@ class ServeCommandTest {
             new ServeAttr.Region("table", 4096, FiFlags.REMOTE_READ),
             new ServeAttr.Region("big", 2 << 20, FiFlags.REMOTE_WRITE)),
         s.regions());
-    assertEquals(Map.of(), s.domainAttr().options());
+    assertEquals(DomainAttr.DEFAULT_LOCK_LEASE, s.domainAttr().lockLease());
     assertEquals(
-        Map.of("lock_lease_ms", "250"),
-        settings("--region", "c:8", "--lease-ms", "250").domainAttr().options());
+        java.time.Duration.ofMillis(250),
+        settings("--region", "c:8", "--lease-ms", "250").domainAttr().lockLease());
     assertEquals(1L << 30, ServeCommand.size("1G", "x:1G"));
 
     assertEquals("at least one --region NAME:SIZE[:ACCESS] to serve", usageError());

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.fiucx.conformance.remote.JavaCommand;
 import dev.fiucx.conformance.remote.NetworkNamespaces;
+import dev.fiucx.conformance.suite.RequiresProvider;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * UINT64) from one served counter and every ticket is seen once; then the serve gets SIGTERM while
  * a third initiator runs, exits 0 within 10 s, and the initiator ends with an error, not a hang.
  */
+@RequiresProvider("ucx")
 class TwoHostsTest {
   static final int CALLS = 4000;
   static final int WARMUP = 500;
