@@ -30,13 +30,33 @@ import org.junit.jupiter.params.provider.CsvSource;
 class ReferenceVectorsOverUcxTest {
   private static final HexFormat HEX = HexFormat.of();
 
+  /**
+   * A vector file of the conformance module's test jar (or its test classes in an IDE), as a file:
+   * copied out once, since a jar's entries are no paths.
+   */
+  static Path vectorFile(String name) throws java.io.IOException {
+    Path copy =
+        Path.of(
+            System.getProperty("java.io.tmpdir"),
+            "fiucx-vectors-" + ProcessHandle.current().pid() + "-" + name);
+    if (!java.nio.file.Files.exists(copy)) {
+      try (var in = ReferenceVectorsOverUcxTest.class.getResourceAsStream("/vectors/" + name)) {
+        if (in == null) {
+          throw new java.io.FileNotFoundException(
+              "/vectors/" + name + " (the conformance test jar)");
+        }
+        java.nio.file.Files.copy(in, copy);
+      }
+      copy.toFile().deleteOnExit();
+    }
+    return copy;
+  }
+
   @ParameterizedTest(name = "{0}, target in a second process: {1}")
   @CsvSource({"shm, false", "shm, true", "shm-ucp, true", "tcp, false", "tcp, true"})
   void everyValidCellGivesTheReferenceBytes(String transport, boolean targetProcess)
       throws Exception {
-    Path vectors =
-        Path.of(
-            ReferenceVectorsOverUcxTest.class.getResource("/vectors/gcc-reference.jsonl").toURI());
+    Path vectors = vectorFile("gcc-reference.jsonl");
     List<String> failures = new ArrayList<>();
     Set<String> ran = new TreeSet<>();
     Set<String> skipped = new TreeSet<>();
@@ -98,11 +118,7 @@ class ReferenceVectorsOverUcxTest {
   @ParameterizedTest(name = "{0}")
   @CsvSource({"shm", "shm-ucp", "tcp"})
   void everyCaseRecordedFromLibfabricGivesTheSameBytes(String transport) throws Exception {
-    Path vectors =
-        Path.of(
-            ReferenceVectorsOverUcxTest.class
-                .getResource("/vectors/libfabric-sockets.jsonl")
-                .toURI());
+    Path vectors = vectorFile("libfabric-sockets.jsonl");
     List<String> failures = new ArrayList<>();
     Set<String> ran = new TreeSet<>();
     int[] cases = {0};
