@@ -66,11 +66,14 @@ final class ServeProcess implements AutoCloseable {
     String first = nextLine(start);
     Matcher m = first == null ? null : LISTENING.matcher(first);
     if (m == null || !m.matches()) {
+      String why =
+          first != null
+              ? "the serve said '" + first + "' instead of where it listens"
+              : ended
+                  ? "the serve exited before it listened (its reason is on stderr)"
+                  : "the serve did not say where it listens within " + start.toSeconds() + " s";
       close();
-      throw new IOException(
-          first == null
-              ? "the serve did not say where it listens within " + start.toSeconds() + " s"
-              : "the serve said '" + first + "' instead of where it listens");
+      throw new IOException(why);
     }
     hostPort = m.group(1);
   }
