@@ -22,6 +22,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -56,6 +57,10 @@ final class DemoCommand implements Callable<Integer> {
   /** The serve's region the bench uses (64 bytes per thread; one thread). */
   static final String BENCH_REGION = "bench";
 
+  /** The serve's regions, {@code NAME:SIZE}. */
+  private static final List<String> SERVE_REGIONS =
+      List.of(DEMO_REGION + ":4k", BENCH_REGION + ":64k");
+
   /** The parts in order; each prints a heading with its number. */
   static final List<String> PARTS =
       List.of("serve", "provider", "atomics", "conformance", "bench", "metrics", "shutdown");
@@ -86,7 +91,7 @@ final class DemoCommand implements Callable<Integer> {
 
   private PrintStream out;
   private final List<String> failed = new ArrayList<>();
-  private final Map<String, Double> seconds = new java.util.LinkedHashMap<>();
+  private final Map<String, Double> seconds = new LinkedHashMap<>();
   private ServeProcess serve;
   private Connection connection;
 
@@ -158,26 +163,21 @@ final class DemoCommand implements Callable<Integer> {
   /** Whether the parts that talk to the serve can run; says why not when they cannot. */
   private boolean connected() {
     if (connection == null) {
-      out.println("  not run: no serve to connect to (see above)");
+      out.println("  not run: no connection to a serve (see above)");
       return false;
     }
     return true;
   }
 
   private boolean startServe() throws Exception {
-    List<String> args =
-        List.of(
-            "--region",
-            DEMO_REGION + ":4k",
-            "--region",
-            BENCH_REGION + ":64k",
-            "--transport",
-            transport);
+    List<String> args = new ArrayList<>();
+    SERVE_REGIONS.forEach(r -> args.addAll(List.of("--region", r)));
+    args.addAll(List.of("--transport", transport));
     out.println("  $ fiucx serve --port 0 --bind 127.0.0.1 " + String.join(" ", args));
     serve = new ServeProcess(args, SERVE_START);
     out.println("  fiucx serve: listening on " + serve.hostPort());
     // then its provider line and one line per region
-    for (int regions = 0; regions < 2; ) {
+    for (int regions = 0; regions < SERVE_REGIONS.size(); ) {
       String line = serve.nextLine(Duration.ofSeconds(30));
       if (line == null) {
         out.println("  the serve stopped talking before it named its regions");
@@ -340,7 +340,7 @@ final class DemoCommand implements Callable<Integer> {
           "  one scrape: %d lines, %d of them fiucx_atomic_operations_total of part 3's calls (and"
               + " of the writes%n  and reads around them); one cell of each mechanism:%n",
           lines.size(), operations.size());
-      Map<String, String> byMechanism = new java.util.LinkedHashMap<>();
+      Map<String, String> byMechanism = new LinkedHashMap<>();
       boolean everyRow = true;
       for (DemoAtomics.Row row : DemoAtomics.ROWS) {
         List<String> mine = operations.stream().filter(l -> ofCell(l, row)).toList();
