@@ -228,7 +228,7 @@ final class DemoAtomics {
                   operand, 1, null, compare, null, result, null, peer, addr, key(), dt, op, what);
         };
     if (rc < 0) {
-      throw new FiException(rc, what + " returned -" + FiErrno.errorString(-rc));
+      throw new FiException(rc, what + " returned " + rc);
     }
     int n = ep.cq().sread(entries, 1, COMPLETION_TIMEOUT_MILLIS);
     if (n == -FiErrno.EAVAIL) {
