@@ -4,7 +4,9 @@ import dev.fiucx.AtomicFamily;
 import dev.fiucx.FiDatatype;
 import dev.fiucx.FiOp;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 import java.util.function.Consumer;
 
 /** Runs every conformance check of a provider and returns the results in a stable order. */
@@ -19,10 +21,25 @@ public final class Conformance {
    * its target cannot be opened.
    */
   public static List<CheckResult> run(SuiteConfig config, Consumer<CheckResult> onEach) {
+    return run(config, EnumSet.allOf(AtomicFamily.class), true, onEach);
+  }
+
+  /**
+   * Part of the suite, for a short pass (the demo's): the cells of {@code families} only, and the
+   * flag checks only when {@code flagChecks}; otherwise as {@link #run(SuiteConfig, Consumer)}.
+   */
+  public static List<CheckResult> run(
+      SuiteConfig config,
+      Set<AtomicFamily> families,
+      boolean flagChecks,
+      Consumer<CheckResult> onEach) {
     List<CheckResult> all = new ArrayList<>();
     try (Rig rig = new Rig(config)) {
       CellChecks cells = new CellChecks(rig);
       for (AtomicFamily family : AtomicFamily.values()) {
+        if (!families.contains(family)) {
+          continue;
+        }
         for (FiOp op : FiOp.values()) {
           for (FiDatatype dt : FiDatatype.values()) {
             for (CheckResult r : cells.check(family, op, dt)) {
@@ -32,7 +49,7 @@ public final class Conformance {
           }
         }
       }
-      for (CheckResult r : new FlagChecks(rig).check()) {
+      for (CheckResult r : flagChecks ? new FlagChecks(rig).check() : List.<CheckResult>of()) {
         all.add(r);
         onEach.accept(r);
       }

@@ -353,9 +353,11 @@ public final class BenchCommand implements Callable<Integer> {
       if (rounds < 3) {
         throw new BenchUsageException("--rounds is at least 3: " + rounds);
       }
-      if (connect != null) {
+      if (connect != null && !loopback(connect)) {
+        // ucx_perftest's two processes run here, so the target must be here too
         throw new BenchUsageException(
-            "--vs-ucx-perftest runs ucx_perftest on this host: not with --connect");
+            "--vs-ucx-perftest runs ucx_perftest on this host: --connect only to a loopback"
+                + " address");
       }
       if (sweepWindow) {
         throw new BenchUsageException("--vs-ucx-perftest and --sweep-window: one at a time");
@@ -441,6 +443,17 @@ public final class BenchCommand implements Callable<Integer> {
               }
               target.stopAndWait();
             });
+  }
+
+  /** Whether {@code HOST:PORT} names this host's loopback (127.0.0.1, [::1], localhost). */
+  private static boolean loopback(String hostPort) {
+    String host = hostPort.substring(0, Math.max(0, hostPort.lastIndexOf(':')));
+    try {
+      return !host.isEmpty()
+          && java.net.InetAddress.getByName(host.replaceAll("^\\[|\\]$", "")).isLoopbackAddress();
+    } catch (java.net.UnknownHostException e) {
+      return false;
+    }
   }
 
   private static void positive(String name, long v) {

@@ -1,385 +1,410 @@
 package dev.fiucx.perf.cli;
 
-import dev.fiucx.AtomicAttr;
 import dev.fiucx.AtomicFamily;
-import dev.fiucx.CqEntry;
-import dev.fiucx.CqErrEntry;
+import dev.fiucx.ConnectedEndpoint;
+import dev.fiucx.Connection;
 import dev.fiucx.DomainAttr;
+import dev.fiucx.Fabric;
 import dev.fiucx.FiDatatype;
-import dev.fiucx.FiErrno;
-import dev.fiucx.FiException;
 import dev.fiucx.FiOp;
-import dev.fiucx.conformance.remote.Initiator;
-import dev.fiucx.conformance.remote.RemoteTarget;
-import dev.fiucx.perf.bench.PerftestMatch;
-import dev.fiucx.perf.bench.PerftestResult;
+import dev.fiucx.PeerRegion;
+import dev.fiucx.conformance.report.ConformanceReport;
+import dev.fiucx.conformance.suite.CheckResult;
+import dev.fiucx.conformance.suite.Conformance;
+import dev.fiucx.conformance.suite.SuiteConfig;
+import dev.fiucx.perf.bench.MetricsEndpoint;
 import dev.fiucx.perf.bench.PerftestRunner;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.util.HexFormat;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.net.HttpURLConnection;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code fiucx demo}: the main job. Starts a target process that exposes memory over UCX, runs a
- * few atomics on it from this process, and shows for each its result, how it was carried out and
- * what it cost; then the provider's whole capability table.
+ * {@code fiucx demo}: the whole tour on one machine, in under a minute over shared memory. It
+ * starts a {@code fiucx serve} as a second process, connects to it as users do ({@code
+ * Fabric.connect}), shows the provider's facts and capability table, does a few atomics of every
+ * mechanism on the serve's memory (checked against the reference semantics), runs a short
+ * conformance pass, a short bench against the serve with ucx_perftest beside it, scrapes this
+ * process's {@code /metrics} once, and stops the serve. Exit status 0 only when every part worked.
  */
 @Command(
     name = "demo",
     mixinStandardHelpOptions = true,
-    description =
-        "Run atomics from this process on a target process over UCX: results, mechanism, latency.")
+    description = {
+      "The tour on one machine: a serve, the provider's facts and capability table, atomics of"
+          + " every mechanism, a short conformance pass, a short bench against ucx_perftest,"
+          + " /metrics, and the serve's shutdown.",
+      "Exit status 0 when every part worked, 1 otherwise."
+    })
 final class DemoCommand implements Callable<Integer> {
-  private static final HexFormat HEX = HexFormat.of();
+  /** The serve's region the demo's atomics use. */
+  static final String DEMO_REGION = "demo";
+
+  /** The serve's region the bench uses (64 bytes per thread; one thread). */
+  static final String BENCH_REGION = "bench";
+
+  /** The serve's regions, {@code NAME:SIZE}. */
+  private static final List<String> SERVE_REGIONS =
+      List.of(DEMO_REGION + ":4k", BENCH_REGION + ":64k");
+
+  /** The parts in order; each prints a heading with its number. */
+  static final List<String> PARTS =
+      List.of("serve", "provider", "atomics", "conformance", "bench", "metrics", "shutdown");
+
+  /** The provider facts the demo shows (every one: {@code fiucx info --provider ucx}). */
+  private static final List<String> FACTS =
+      List.of(
+          "ucx.version",
+          "ucx.tls",
+          "ucx.atomic_mode",
+          "ucx.direct_path",
+          "remote locks",
+          "self-test");
+
+  /** A JVM and UCX start in a few seconds; a busy machine takes longer. */
+  private static final Duration SERVE_START = Duration.ofSeconds(60);
+
+  /** SIGTERM to exit: a serve stops within a few seconds. */
+  private static final Duration SERVE_STOP = Duration.ofSeconds(10);
 
   @Option(
       names = "--transport",
       defaultValue = "shm",
-      description = "UCX transport: shm or tcp (default ${DEFAULT-VALUE})")
+      description =
+          "the serve's transport, which every part uses: shm or tcp (default shm; tcp"
+              + " takes longer)")
   String transport;
 
-  @Option(
-      names = "--iterations",
-      defaultValue = "100000",
-      description =
-          "round trips timed per row (at most half a second of them), after a warm-up that"
-              + " lasts until the rate holds still (default ${DEFAULT-VALUE})")
-  int iterations;
+  private PrintStream out;
+  private final List<String> failed = new ArrayList<>();
+  private final Map<String, Double> seconds = new LinkedHashMap<>();
+  private ServeProcess serve;
+  private Connection connection;
 
-  /** The warm-up runs at least this long: the JIT compiles the call path in its first second. */
-  private static final long WARMUP_MIN_NANOS = 500_000_000L;
-
-  /** ... and stops here even if the rate still wanders (a busy machine). */
-  private static final long WARMUP_MAX_NANOS = 1_500_000_000L;
-
-  /** The warm-up compares the rate of consecutive slices this long. */
-  private static final long WARMUP_SLICE_NANOS = 100_000_000L;
-
-  /** Two slices whose rates differ by less than this are steady. */
-  private static final double STEADY = 0.05;
-
-  /** A row's timed round trips stop after this long, so tcp rows stay short. */
-  private static final long MEASURE_MAX_NANOS = 500_000_000L;
-
-  /** No completion for this long is a failure, not a wait. */
-  private static final long COMPLETION_TIMEOUT_NANOS = 10_000_000_000L;
-
-  private final CqEntry[] entries = {new CqEntry()};
-
-  /** One demonstrated call: family, op, datatype, operand and compare as little-endian hex. */
-  private record Row(
-      AtomicFamily family,
-      FiOp op,
-      FiDatatype datatype,
-      String initial,
-      String operand,
-      String compare) {}
-
-  /**
-   * Call, mechanism and path ({@code native (mapped)}: CPU atomics on the target's region mapped
-   * here; {@code (ucp)}: through UCX), then three memory images of up to 16 bytes (32 hex digits).
-   */
-  private static final String COLUMNS = "%-32s %-21s %-32s %-32s %-32s ";
-
-  private static final List<Row> ROWS =
-      List.of(
-          new Row(
-              AtomicFamily.FETCH,
-              FiOp.SUM,
-              FiDatatype.UINT64,
-              "0a00000000000000",
-              "0500000000000000",
-              null),
-          new Row(AtomicFamily.BASE, FiOp.SUM, FiDatatype.INT32, "ffffffff", "02000000", null),
-          new Row(
-              AtomicFamily.FETCH,
-              FiOp.ATOMIC_READ,
-              FiDatatype.DOUBLE,
-              "000000000000f83f",
-              null,
-              null),
-          new Row(
-              AtomicFamily.FETCH,
-              FiOp.ATOMIC_WRITE,
-              FiDatatype.FLOAT,
-              "0000803f",
-              "00000040",
-              null),
-          new Row(
-              AtomicFamily.COMPARE,
-              FiOp.CSWAP,
-              FiDatatype.UINT64,
-              "0700000000000000",
-              "0900000000000000",
-              "0700000000000000"),
-          new Row(AtomicFamily.FETCH, FiOp.BOR, FiDatatype.UINT32, "f0000000", "0f000000", null),
-          new Row(
-              AtomicFamily.FETCH,
-              FiOp.BXOR,
-              FiDatatype.UINT64,
-              "ff00000000000000",
-              "0f00000000000000",
-              null),
-          new Row(
-              AtomicFamily.BASE,
-              FiOp.MIN,
-              FiDatatype.INT64,
-              "0500000000000000",
-              "0300000000000000",
-              null),
-          new Row(AtomicFamily.FETCH, FiOp.SUM, FiDatatype.INT8, "7f", "01", null),
-          // (1.5, -2) + (1, 0.25)
-          new Row(
-              AtomicFamily.FETCH,
-              FiOp.SUM,
-              FiDatatype.DOUBLE_COMPLEX,
-              "000000000000f83f00000000000000c0",
-              "000000000000f03f000000000000d03f",
-              null),
-          // max(1.0L, 2.0L)
-          new Row(
-              AtomicFamily.BASE,
-              FiOp.MAX,
-              FiDatatype.LONG_DOUBLE,
-              "0000000000000080ff3f000000000000",
-              "00000000000000800040000000000000",
-              null));
+  /** One part of the tour: true when it worked; an exception also fails it. */
+  @FunctionalInterface
+  private interface Part {
+    boolean run() throws Exception;
+  }
 
   @Override
   public Integer call() {
-    System.out.printf(
-        "fiucx demo: this process runs atomics on memory of a second process over UCX (%s)%n%n",
-        transport);
-    try (RemoteTarget target = new RemoteTarget("ucx", transport, 4096, false, false, List.of());
-        Initiator ini = new Initiator("ucx", transport, DomainAttr.Progress.MANUAL);
-        Arena arena = Arena.ofConfined()) {
-      ini.domain.describe().forEach((k, v) -> System.out.printf("  %-12s %s%n", k, v));
-      System.out.println();
-      long peer = ini.av.insert(target.address());
-      System.out.printf(
-          "  " + COLUMNS + "%s%n",
-          "call",
-          "mechanism",
-          "target before",
-          "target after",
-          "fetched",
-          "latency (steady, one in flight)");
-      String note = null;
-      for (Row row : ROWS) {
-        Measured m = run(row, ini, peer, target, arena);
-        String line = "  " + m.line();
-        if (row == ROWS.getFirst() && m.micros() > 0) {
-          Comparison c = vsUcxPerftest(ini, m);
-          line += c.suffix();
-          note = c.note();
-        }
-        System.out.println(line);
-      }
-      if (note != null) {
-        System.out.println("  " + note);
-      }
-      System.out.println();
-      CapabilityTableView.print(InfoCommand.asked(ini.domain), System.out);
+    out = System.out; // as it is now: a test may have set it
+    long start = System.nanoTime();
+    out.printf(
+        "fiucx demo: fiucx on this machine over %s, in %d parts: %s%n",
+        transport, PARTS.size(), String.join(", ", PARTS));
+    try {
+      part("serve", "a second process exposes memory for atomics", this::startServe);
+      part(
+          "provider",
+          "this process connects to it: the provider's facts and table",
+          this::provider);
+      part(
+          "atomics",
+          "one call of each kind on the serve's region '" + DEMO_REGION + "'",
+          this::atomics);
+      part("conformance", "a short conformance pass over " + transport, this::conformance);
+      part("bench", "fetch FI_SUM FI_UINT64 against the serve, beside ucx_perftest", this::bench);
+      part("metrics", "this process's /metrics, scraped once", this::metrics);
+    } finally {
+      part("shutdown", "disconnect, SIGTERM to the serve", this::shutdown);
+    }
+    double total = (System.nanoTime() - start) / 1e9;
+    String times =
+        seconds.entrySet().stream()
+            .map(e -> String.format(Locale.ROOT, "%s %.1f", e.getKey(), e.getValue()))
+            .collect(Collectors.joining(", "));
+    out.println();
+    if (failed.isEmpty()) {
+      out.printf(Locale.ROOT, "fiucx demo: every part worked, in %.1f s (%s)%n", total, times);
       return 0;
     }
+    out.printf(
+        Locale.ROOT,
+        "fiucx demo: FAILED: %s; in %.1f s (%s)%n",
+        String.join(", ", failed),
+        total,
+        times);
+    return 1;
   }
 
-  /**
-   * A row's printed line, its mean round trip in microseconds and how many calls that mean is of (0
-   * when the row did not run).
-   */
-  private record Measured(String line, double micros, long calls) {}
-
-  /** A round trip: its mean in microseconds over a number of calls. */
-  private record RoundTrips(double micros, long calls) {}
-
-  /** What the first row says about ucx_perftest: after its latency, and a line below the rows. */
-  private record Comparison(String suffix, String note) {}
-
-  private Measured run(Row row, Initiator ini, long peer, RemoteTarget target, Arena arena) {
-    String call = row.family().label() + " " + row.op().fiName() + " " + row.datatype().fiName();
-    AtomicAttr attr;
-    try {
-      attr = ini.domain.queryAtomic(row.datatype(), row.op(), row.family().queryFlag());
-    } catch (FiException e) {
-      return new Measured(String.format("%-32s %-21s %s", call, "-", e.getMessage()), 0, 0);
-    }
-    byte[] initial = HEX.parseHex(row.initial());
-    int size = row.datatype().size();
-    MemorySegment operand = row.operand() == null ? null : native_(arena, row.operand());
-    MemorySegment compare = row.compare() == null ? null : native_(arena, row.compare());
-    MemorySegment result = arena.allocate(size, 16);
-    target.set(0, initial);
-    try {
-      once(row, ini, peer, target.key(), operand, compare, result);
-    } catch (FiException e) {
-      return new Measured(
-          String.format("%-32s %-21s failed: %s", call, attr.mechanism(), e.getMessage()), 0, 0);
-    }
-    String after = HEX.formatHex(target.get(0, size));
-    String fetched =
-        row.family() == AtomicFamily.BASE
-            ? "-"
-            : HEX.formatHex(result.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
-    Runnable oneCall = () -> once(row, ini, peer, target.key(), operand, compare, result);
-    warmUp(oneCall);
-    RoundTrips timed = meanRoundTrip(oneCall);
-    return new Measured(
-        String.format(
-            COLUMNS + "%.3f us",
-            call,
-            attr.mechanism().name().toLowerCase(java.util.Locale.ROOT)
-                + " ("
-                + ini.ep.atomicPath(peer, target.key())
-                + ")",
-            row.initial(),
-            after,
-            fetched,
-            timed.micros()),
-        timed.micros(),
-        timed.calls());
-  }
-
-  /**
-   * Calls until the rate holds still: slices of 100 ms, until two in a row agree within 5% (at
-   * least 0.5 s, at most 1.5 s). A fixed count of calls was mostly the JIT's warm-up and made the
-   * rows read 0.4-1.3 us where the steady call takes a fraction of that.
-   */
-  private static void warmUp(Runnable call) {
+  private void part(String name, String title, Part body) {
+    out.printf("%n[%d/%d] %s: %s%n", PARTS.indexOf(name) + 1, PARTS.size(), name, title);
     long start = System.nanoTime();
-    double last = -1;
-    while (true) {
-      long sliceStart = System.nanoTime();
-      long n = 0;
-      long now;
-      do {
-        call.run();
-        n++;
-        now = (n & 63) == 0 ? System.nanoTime() : sliceStart;
-      } while (now - sliceStart < WARMUP_SLICE_NANOS);
-      double rate = n / (double) (now - sliceStart);
-      boolean steady = last > 0 && Math.abs(rate - last) < STEADY * last;
-      if (now - start >= WARMUP_MAX_NANOS || (steady && now - start >= WARMUP_MIN_NANOS)) {
-        return;
-      }
-      last = rate;
-    }
-  }
-
-  /** The mean round trip of {@code iterations} calls, or of as many as half a second holds. */
-  private RoundTrips meanRoundTrip(Runnable call) {
-    long start = System.nanoTime();
-    long n = 0;
-    long end = start;
-    while (n < iterations) {
-      call.run();
-      n++;
-      if ((n & 255) == 0 && (end = System.nanoTime()) - start > MEASURE_MAX_NANOS) {
-        break;
-      }
-    }
-    if (n % 256 != 0 || n == iterations) {
-      end = System.nanoTime();
-    }
-    return new RoundTrips((end - start) / 1e3 / n, n);
-  }
-
-  /**
-   * ucx_perftest's {@code ucp_fadd} (the first row's counterpart) on the same transports, right
-   * after the first row: one round; {@code fiucx bench --vs-ucx-perftest} alternates several.
-   */
-  private Comparison vsUcxPerftest(Initiator ini, Measured fiucx) {
-    java.nio.file.Path exe = PerftestRunner.find();
-    if (exe == null) {
-      return new Comparison(
-          "", "ucx_perftest is not installed (Debian: ucx-utils): no ratio to ucp_fadd");
-    }
-    String tls = ini.domain.describe().getOrDefault("ucx.tls", transport);
-    // as many calls as fiucx timed (at least 1,000): about as long, on a slow transport too
-    long n = Math.max(1_000, fiucx.calls());
-    double fiucxMicros = fiucx.micros();
+    boolean ok;
     try {
-      PerftestResult p =
-          new PerftestRunner(exe, tls, System.err)
-              .run(new PerftestMatch("ucp_fadd", 8), n, n / 10, 1);
-      double ratio = fiucxMicros / p.overallLatencyMicros();
-      return new Comparison(
-          String.format(
-              java.util.Locale.ROOT,
-              "  = %.1fx ucx_perftest ucp_fadd (%.3f us)",
-              ratio,
-              p.overallLatencyMicros()),
-          String.format(
-              java.util.Locale.ROOT,
-              "first row against ucx_perftest -t ucp_fadd -s 8 -n %d -O 1 (UCX_TLS=%s) in this"
-                  + " run: fiucx %.3f us, ucx_perftest %.3f us overall, ratio %.2fx",
-              n,
-              tls,
-              fiucxMicros,
-              p.overallLatencyMicros(),
-              ratio));
-    } catch (java.io.IOException e) {
-      return new Comparison("", "ucx_perftest ucp_fadd did not run: " + e.getMessage());
+      ok = body.run();
+    } catch (Exception e) {
+      out.println("  FAILED: " + (e.getMessage() != null ? e.getMessage() : e.toString()));
+      ok = false;
+    }
+    out.flush();
+    seconds.put(name, (System.nanoTime() - start) / 1e9);
+    if (!ok) {
+      failed.add(name);
     }
   }
 
-  /** One call of the row, waited for. */
-  private void once(
-      Row row,
-      Initiator ini,
-      long peer,
-      long key,
-      MemorySegment operand,
-      MemorySegment compare,
-      MemorySegment result) {
-    int rc =
-        ini.post(
-            row.family(), row.op(), row.datatype(), 1, operand, compare, result, peer, 0, key, row);
-    if (rc < 0) {
-      throw new FiException(rc, "the call");
+  /** Whether the parts that talk to the serve can run; says why not when they cannot. */
+  private boolean connected() {
+    if (connection == null) {
+      out.println("  not run: no connection to a serve (see above)");
+      return false;
     }
-    awaitCompletion(ini);
+    return true;
   }
 
-  /**
-   * Reads the queue until the call's completion is there. Unlike {@code sread} it reads no clock
-   * per read (only every 2^20 empty reads, for the timeout), so the loop times the call.
-   */
-  private void awaitCompletion(Initiator ini) {
-    long spins = 0;
-    long since = 0;
-    while (true) {
-      int n = ini.cq.read(entries, 1);
-      if (n == 1) {
-        entries[0].opContext = null;
-        return;
+  private boolean startServe() throws Exception {
+    List<String> args = new ArrayList<>();
+    SERVE_REGIONS.forEach(r -> args.addAll(List.of("--region", r)));
+    args.addAll(List.of("--transport", transport));
+    out.println("  $ fiucx serve --port 0 --bind 127.0.0.1 " + String.join(" ", args));
+    serve = new ServeProcess(args, SERVE_START);
+    out.println("  fiucx serve: listening on " + serve.hostPort());
+    // then its provider line and one line per region
+    for (int regions = 0; regions < SERVE_REGIONS.size(); ) {
+      String line = serve.nextLine(Duration.ofSeconds(30));
+      if (line == null) {
+        out.println("  the serve stopped talking before it named its regions");
+        return false;
       }
-      if (n == -FiErrno.EAVAIL) {
-        CqErrEntry e = new CqErrEntry();
-        ini.cq.readErr(e);
-        throw new FiException(-e.err, "error completion: " + e);
+      out.println("  " + line);
+      regions += line.startsWith("fiucx serve: region ") ? 1 : 0;
+    }
+    out.printf("  (pid %d; it progresses by itself and stops on SIGTERM)%n", serve.pid());
+    return true;
+  }
+
+  private boolean provider() {
+    if (serve == null) {
+      out.println("  not run: no serve to connect to (see above)");
+      return false;
+    }
+    // the serve's transport (a null transport takes it); manual progress: this thread's reads
+    connection =
+        Fabric.connect(
+            serve.hostPort(), new DomainAttr(null, DomainAttr.Progress.MANUAL, false, Map.of()));
+    out.printf(
+        "  Fabric.connect(\"%s\", ...): a domain of its own with the serve as its peer; regions %s%n",
+        connection.target(),
+        connection.regions().stream()
+            .map(r -> r.name() + " (" + r.length() + " bytes)")
+            .collect(Collectors.joining(", ")));
+    Map<String, String> facts = connection.domain().describe();
+    for (String k : FACTS) {
+      if (facts.containsKey(k)) {
+        out.printf("  %-16s %s%n", k, facts.get(k));
       }
-      if (n != -FiErrno.EAGAIN) {
-        throw new FiException(n, "reading the completion queue");
+    }
+    out.println("  (every fact: ./fiucx info --provider ucx)");
+    out.println();
+    CapabilityTableView.print(InfoCommand.asked(connection.domain()), out);
+    return true;
+  }
+
+  private boolean atomics() {
+    if (!connected()) {
+      return false;
+    }
+    PeerRegion region = connection.region(DEMO_REGION);
+    try (ConnectedEndpoint ep = connection.openEndpoint(16)) {
+      return new DemoAtomics(connection.domain(), ep, region, out).run();
+    }
+  }
+
+  /** The fetch family's cells: every mechanism, every call form, in a few seconds over shm. */
+  private boolean conformance() {
+    out.println(
+        "  every fetch atomic (op x datatype) in every call form, edge and random values, checked"
+            + " byte for byte");
+    out.println(
+        "  against the reference semantics; the target is a second domain in this process"
+            + " (all of it: ./fiucx conformance)");
+    long start = System.nanoTime();
+    List<CheckResult> results =
+        Conformance.run(
+            new SuiteConfig("ucx", transport, false), Set.of(AtomicFamily.FETCH), false, r -> {});
+    double took = (System.nanoTime() - start) / 1e9;
+    ConformanceReport report = new ConformanceReport("ucx", transport, results);
+    Map<String, Integer> cells = new TreeMap<>();
+    for (FiOp op : FiOp.values()) {
+      for (FiDatatype dt : FiDatatype.values()) {
+        cells.merge(report.cellLabel(AtomicFamily.FETCH, op, dt), 1, Integer::sum);
       }
-      if ((++spins & ((1 << 20) - 1)) == 0) {
-        long now = System.nanoTime();
-        if (since == 0) {
-          since = now;
-        } else if (now - since > COMPLETION_TIMEOUT_NANOS) {
-          throw new FiException(-FiErrno.ETIMEDOUT, "no completion within 10 s");
+    }
+    int refused = cells.getOrDefault("-", 0);
+    out.printf(
+        "  fetch atomics: %d cells carried out (native %d, cas %d, lock %d), %d failed, %d"
+            + " refused as the man page says%n",
+        FiOp.values().length * FiDatatype.values().length - refused,
+        cells.getOrDefault("native", 0),
+        cells.getOrDefault("cas", 0),
+        cells.getOrDefault("lock", 0),
+        cells.getOrDefault("FAIL", 0),
+        refused);
+    out.printf(
+        Locale.ROOT, "  %d checks: %s, in %.1f s%n", results.size(), report.summaryLine(), took);
+    List<CheckResult> failures = report.failures();
+    for (CheckResult r : failures.subList(0, Math.min(5, failures.size()))) {
+      out.printf(
+          "  FAIL %s %s %s %s: %s%n",
+          r.family().label(), r.op().fiName(), r.datatype().fiName(), r.call(), r.detail());
+    }
+    return report.exitStatus() == 0 && !results.isEmpty();
+  }
+
+  /** bench --connect against the serve's bench region, in rounds alternating with ucx_perftest. */
+  private boolean bench() {
+    if (!connected()) {
+      return false;
+    }
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "bench",
+                "--connect",
+                serve.hostPort(),
+                "--region",
+                BENCH_REGION,
+                // long enough for a progress line (one a second) in each run
+                "--duration",
+                "1200ms",
+                // past the JIT's compilations on shm; a tcp call takes 100-10,000 times longer
+                "-w",
+                transport.equals("shm") ? "200000" : "1000"));
+    boolean perftest = PerftestRunner.find() != null;
+    if (perftest) {
+      args.add("--vs-ucx-perftest");
+    }
+    out.println("  $ fiucx " + String.join(" ", args));
+    if (!perftest) {
+      out.println("  ucx_perftest is not installed (Debian: ucx-utils): no ratio to it");
+    }
+    out.flush();
+    int status = FiucxCli.commandLine().execute(args.toArray(String[]::new));
+    System.err.flush();
+    if (status != 0) {
+      out.println("  bench exited with status " + status);
+    }
+    return status == 0;
+  }
+
+  /** /metrics of this process's initiator, as Prometheus scrapes it: the atomics above, counted. */
+  private boolean metrics() throws Exception {
+    if (!connected()) {
+      return false;
+    }
+    PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
+    try (MetricsEndpoint metrics =
+        new MetricsEndpoint("127.0.0.1", 0, List.of(connection.domain()), false, quiet)) {
+      String url = "http://127.0.0.1:" + metrics.port() + "/metrics";
+      out.println("  " + url + " (Prometheus text format; bench and serve have --metrics-port)");
+      // the JDK's plain client: HttpClient's start alone took 2-3 s on two busy cores
+      HttpURLConnection http = (HttpURLConnection) URI.create(url).toURL().openConnection();
+      http.setConnectTimeout(10_000);
+      http.setReadTimeout(10_000);
+      String body;
+      try {
+        if (http.getResponseCode() != 200) {
+          out.println("  the scrape answered HTTP " + http.getResponseCode());
+          return false;
         }
+        try (InputStream in = http.getInputStream()) {
+          body = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+      } finally {
+        http.disconnect();
       }
+      List<String> lines = body.lines().toList();
+      List<String> operations =
+          lines.stream()
+              .filter(l -> l.startsWith("fiucx_atomic_operations_total{"))
+              .filter(l -> l.contains("outcome=\"ok\"") && !l.endsWith(" 0.0"))
+              .toList();
+      out.printf(
+          "  one scrape: %d lines, %d of them fiucx_atomic_operations_total of part 3's calls (and"
+              + " of the writes%n  and reads around them); one cell of each mechanism:%n",
+          lines.size(), operations.size());
+      Map<String, String> byMechanism = new LinkedHashMap<>();
+      boolean everyRow = true;
+      for (DemoAtomics.Row row : DemoAtomics.ROWS) {
+        List<String> mine = operations.stream().filter(l -> ofCell(l, row)).toList();
+        everyRow &= mine.size() == 1;
+        mine.forEach(l -> byMechanism.putIfAbsent(tag(l, "mechanism"), l));
+      }
+      byMechanism.values().forEach(l -> out.println("  " + l));
+      // part 3 made exactly one fetch FI_SUM FI_UINT64 call on this domain
+      String first =
+          operations.stream()
+              .filter(l -> ofCell(l, DemoAtomics.ROWS.getFirst()))
+              .findFirst()
+              .orElse("");
+      if (!everyRow || !first.endsWith(" 1.0")) {
+        out.println("  not every call of part 3 is counted (one fetch FI_SUM FI_UINT64 expected)");
+        return false;
+      }
+      return true;
     }
   }
 
-  private static MemorySegment native_(Arena arena, String hex) {
-    byte[] b = HEX.parseHex(hex);
-    MemorySegment s = arena.allocate(b.length, 16);
-    MemorySegment.copy(MemorySegment.ofArray(b), 0, s, 0, b.length);
-    return s;
+  /** Whether a metric line is of the row's (family, op, datatype). */
+  private static boolean ofCell(String line, DemoAtomics.Row row) {
+    return tag(line, "family").equals(row.family().label())
+        && tag(line, "op").equals(row.op().fiName())
+        && tag(line, "datatype").equals(row.datatype().fiName());
+  }
+
+  /** The value of {@code name="..."} in a Prometheus line, or empty. */
+  private static String tag(String line, String name) {
+    String key = name + "=\"";
+    int at = line.indexOf("{" + key);
+    at = at >= 0 ? at : line.indexOf("," + key);
+    if (at < 0) {
+      return "";
+    }
+    int from = at + 1 + key.length();
+    int to = line.indexOf('"', from);
+    return to < 0 ? "" : line.substring(from, to);
+  }
+
+  private boolean shutdown() {
+    if (serve == null) {
+      out.println("  no serve to stop");
+      return false;
+    }
+    if (connection != null) {
+      connection.close();
+      out.println("  this process closed its connection (BYE to the serve)");
+    }
+    long start = System.nanoTime();
+    int status = serve.stop(SERVE_STOP);
+    double took = (System.nanoTime() - start) / 1e9;
+    out.printf("  SIGTERM to the serve (pid %d); what it printed since it started:%n", serve.pid());
+    for (String l = serve.nextLine(Duration.ofSeconds(2));
+        l != null;
+        l = serve.nextLine(Duration.ofSeconds(2))) {
+      out.println("  " + l);
+    }
+    if (status < 0) {
+      out.printf("  the serve did not stop within %d s: killed%n", SERVE_STOP.toSeconds());
+      return false;
+    }
+    out.printf(Locale.ROOT, "  the serve exited with status %d after %.1f s%n", status, took);
+    return status == 0;
   }
 }

@@ -107,6 +107,9 @@ public final class ServeCommand implements Callable<Integer> {
               + " lease-ms; region takes a comma-separated list); options given here win")
   Path config;
 
+  @Option(names = "--parent-watch", hidden = true, description = "stop when stdin ends")
+  boolean parentWatch;
+
   /** A bad option or file: exit status 2. */
   static final class UsageException extends RuntimeException {
     private static final long serialVersionUID = 1L;
@@ -163,6 +166,24 @@ public final class ServeCommand implements Callable<Integer> {
           signal[0] = name;
           stop.countDown();
         });
+    if (parentWatch) {
+      // a serve that a process started (the demo) holds its stdin: the end means it is gone
+      Thread.ofPlatform()
+          .daemon()
+          .name("fiucx-serve-parent-watch")
+          .start(
+              () -> {
+                try {
+                  while (System.in.read() >= 0) {
+                    // nothing is sent; only the end matters
+                  }
+                } catch (IOException e) {
+                  // a broken pipe ends the watch as well
+                }
+                signal[0] = "parent gone";
+                stop.countDown();
+              });
+    }
     MetricsEndpoint metrics = null;
     try {
       out.println("fiucx serve: listening on " + hostPort(server));

@@ -146,6 +146,7 @@ class BenchOptionsTest {
         "--vs-ucx-perftest -t 2",
         "--vs-ucx-perftest --rounds 2",
         "--vs-ucx-perftest --sweep-window -O 4",
+        "--vs-ucx-perftest --connect 192.0.2.1:13340 --region c",
         "-n"
       })
   void aBadRequestIsOneLineAndExitStatus2(String args) {

@@ -151,7 +151,7 @@ final class ServeChild implements AutoCloseable {
   }
 
   /** The /dev/shm names any live process maps or holds open. */
-  private static Set<String> inUseByAnyone() throws IOException {
+  static Set<String> inUseByAnyone() throws IOException {
     Set<String> names = new HashSet<>();
     try (var procs = Files.list(Path.of("/proc"))) {
       for (Path proc : procs.toList()) {
