@@ -211,6 +211,16 @@ public final class RemoteTarget implements Target {
     return key;
   }
 
+  /** One of the target domain's {@code describe()} facts. */
+  public String fact(String name) {
+    return new String(expect(TestModeWire.DATA, TestModeWire.fact(name)), StandardCharsets.UTF_8);
+  }
+
+  /** Whether the target process is running. */
+  public boolean isAlive() {
+    return process.isAlive();
+  }
+
   /**
    * Kills the target process at once, as a crash would, waits for its end and removes the
    * /dev/shm/ucx_shm_posix_* files it mapped that this process does not map (UCX leaves a killed
@@ -224,6 +234,7 @@ public final class RemoteTarget implements Target {
       if (!process.waitFor(10, TimeUnit.SECONDS)) {
         throw new FiException(FiErrno.EIO, "target process " + pid() + " did not die");
       }
+      client.close();
       for (String f : leftovers) {
         Files.deleteIfExists(Path.of(f));
       }

@@ -15,6 +15,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,10 +25,10 @@ import java.util.Map;
  * A serve in test mode: what {@link dev.fiucx.Fabric#serve} is (a domain with automatic progress,
  * one named region, the bootstrap's HELLO and WELCOME, so {@link dev.fiucx.Fabric#connect} reaches
  * it too), and on the same bootstrap connections the test mode's messages ({@link TestModeWire}):
- * set and read the region's bytes, close it, renew it. It offers what tests need and a user's serve
- * must not: registered (user) memory as well as allocated, and closing or renewing a region while
- * peers hold its key. The WELCOME follows: after a CLOSE it lists no region, after a RENEW the new
- * key.
+ * set and read the region's bytes, close it, renew it, read the domain's facts. It offers what
+ * tests need and a user's serve must not: registered (user) memory as well as allocated, and
+ * closing or renewing a region while peers hold its key. The WELCOME follows: after a CLOSE it
+ * lists no region, after a RENEW the new key.
  */
 final class TestModeServe implements AutoCloseable {
   /** The region's name in the WELCOME and in every message. */
@@ -108,8 +109,14 @@ final class TestModeServe implements AutoCloseable {
   /** One request at a time: a RENEW must not race a GET of the region it replaces. */
   private synchronized Frame answer(Frame f) throws dev.fiucx.bootstrap.BootstrapException {
     TestModeWire.Request r = TestModeWire.parse(f);
-    if (!r.region().equals(REGION)) {
-      return TestModeWire.failed("no region named '" + r.region() + "'");
+    if (r.type() == TestModeWire.FACT) {
+      String value = domain.describe().get(r.name());
+      return value == null
+          ? TestModeWire.failed("no fact named '" + r.name() + "'")
+          : new Frame(TestModeWire.DATA, value.getBytes(StandardCharsets.UTF_8));
+    }
+    if (!r.name().equals(REGION)) {
+      return TestModeWire.failed("no region named '" + r.name() + "'");
     }
     try {
       return switch (r.type()) {

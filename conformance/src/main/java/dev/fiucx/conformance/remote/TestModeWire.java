@@ -22,6 +22,7 @@ import java.nio.charset.StandardCharsets;
  * CLOSE   u8 n, n bytes region name  (revokes its key)               -> OK
  * RENEW   u8 n, n bytes region name  (closes it if open, exposes a   -> RENEWED u64 address,
  *         new zeroed one of the same name, length, kind and access)     u64 key
+ * FACT    u8 n, n bytes fact name    (one of the domain's describe()) -> DATA its value, UTF-8
  * FAILED  u16 n, n bytes UTF-8: why a well-formed request was not carried out (an offset outside
  *         the region, a closed or unknown region); the connection stays open
  * </pre>
@@ -34,6 +35,7 @@ final class TestModeWire {
   static final int GET = Frames.FIRST_APPLICATION_TYPE + 1;
   static final int CLOSE = Frames.FIRST_APPLICATION_TYPE + 2;
   static final int RENEW = Frames.FIRST_APPLICATION_TYPE + 3;
+  static final int FACT = Frames.FIRST_APPLICATION_TYPE + 4;
   static final int OK = Frames.FIRST_APPLICATION_TYPE + 0x80;
   static final int DATA = Frames.FIRST_APPLICATION_TYPE + 0x81;
   static final int RENEWED = Frames.FIRST_APPLICATION_TYPE + 0x82;
@@ -47,8 +49,11 @@ final class TestModeWire {
 
   private TestModeWire() {}
 
-  /** A parsed request: its type, region, offset, and the bytes (SET) or length (GET). */
-  record Request(int type, String region, long offset, byte[] bytes, int length) {}
+  /**
+   * A parsed request: its type, the region's name (the fact's for FACT), offset, and the bytes
+   * (SET) or length (GET).
+   */
+  record Request(int type, String name, long offset, byte[] bytes, int length) {}
 
   static Frame set(String region, long offset, byte[] bytes) {
     byte[] n = name(region);
@@ -82,6 +87,10 @@ final class TestModeWire {
     return new Frame(RENEW, nameOnly(region));
   }
 
+  static Frame fact(String name) {
+    return new Frame(FACT, nameOnly(name));
+  }
+
   static Frame ok() {
     return new Frame(OK, new byte[0]);
   }
@@ -111,6 +120,7 @@ final class TestModeWire {
           case GET -> "GET";
           case CLOSE -> "CLOSE";
           case RENEW -> "RENEW";
+          case FACT -> "FACT";
           default ->
               throw new BootstrapException(
                   Refusal.BAD_TYPE, "unknown test-mode frame type " + f.type());
@@ -119,9 +129,9 @@ final class TestModeWire {
     try {
       byte[] n = new byte[Byte.toUnsignedInt(b.get())];
       b.get(n);
-      String region = new String(n, StandardCharsets.US_ASCII);
-      if (!PeerRegion.validName(region)) {
-        throw new BootstrapException(Refusal.MALFORMED, what + ": bad region name");
+      String name = new String(n, StandardCharsets.US_ASCII);
+      if (!PeerRegion.validName(name)) {
+        throw new BootstrapException(Refusal.MALFORMED, what + ": bad name");
       }
       Request r =
           switch (f.type()) {
@@ -129,10 +139,10 @@ final class TestModeWire {
               long offset = b.getLong();
               byte[] bytes = new byte[b.remaining()];
               b.get(bytes);
-              yield new Request(SET, region, offset, bytes, bytes.length);
+              yield new Request(SET, name, offset, bytes, bytes.length);
             }
-            case GET -> new Request(GET, region, b.getLong(), null, b.getInt());
-            default -> new Request(f.type(), region, 0, null, 0);
+            case GET -> new Request(GET, name, b.getLong(), null, b.getInt());
+            default -> new Request(f.type(), name, 0, null, 0);
           };
       if (b.hasRemaining()) {
         throw new BootstrapException(
@@ -144,16 +154,16 @@ final class TestModeWire {
     }
   }
 
-  private static byte[] name(String region) {
-    byte[] n = region.getBytes(StandardCharsets.US_ASCII);
-    if (!PeerRegion.validName(region)) {
-      throw new IllegalArgumentException("bad region name '" + region + "'");
+  /** A region's or fact's name: {@link PeerRegion#NAME_RULE} holds for both. */
+  private static byte[] name(String name) {
+    if (!PeerRegion.validName(name)) {
+      throw new IllegalArgumentException("bad name '" + name + "'");
     }
-    return n;
+    return name.getBytes(StandardCharsets.US_ASCII);
   }
 
-  private static byte[] nameOnly(String region) {
-    byte[] n = name(region);
+  private static byte[] nameOnly(String name) {
+    byte[] n = name(name);
     return ByteBuffer.allocate(1 + n.length).put((byte) n.length).put(n).array();
   }
 }

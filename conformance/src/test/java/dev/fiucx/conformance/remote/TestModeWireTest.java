@@ -34,6 +34,9 @@ class TestModeWireTest {
     assertArrayEquals(NAME, TestModeWire.close("target").payload());
     assertEquals(0x103, TestModeWire.renew("target").type());
     assertArrayEquals(NAME, TestModeWire.renew("target").payload());
+    assertEquals(0x104, TestModeWire.fact("errors").type());
+    assertArrayEquals(
+        new byte[] {6, 'e', 'r', 'r', 'o', 'r', 's'}, TestModeWire.fact("errors").payload());
 
     assertEquals(0x180, TestModeWire.ok().type());
     assertArrayEquals(new byte[0], TestModeWire.ok().payload());
@@ -51,7 +54,7 @@ class TestModeWireTest {
     assertEquals(1026, TestModeWire.failed("x".repeat(5000)).payload().length);
 
     TestModeWire.Request r = TestModeWire.parse(set);
-    assertEquals("target", r.region());
+    assertEquals("target", r.name());
     assertEquals(0x0102, r.offset());
     assertArrayEquals(new byte[] {(byte) 0xaa, (byte) 0xbb}, r.bytes());
     r = TestModeWire.parse(get);
@@ -72,7 +75,7 @@ class TestModeWireTest {
     assertMalformed(
         "CLOSE: 1 bytes after the last field", new Frame(0x102, concat(NAME, new byte[1])));
     assertMalformed("RENEW: truncated at byte 1", new Frame(0x103, new byte[] {9}));
-    assertMalformed("SET: bad region name", new Frame(0x100, new byte[] {1, '/', 0, 0, 0}));
+    assertMalformed("SET: bad name", new Frame(0x100, new byte[] {1, '/', 0, 0, 0}));
     assertMalformed("CLOSE: truncated at byte 0", new Frame(0x102, new byte[0]));
     BootstrapException e =
         assertThrows(
