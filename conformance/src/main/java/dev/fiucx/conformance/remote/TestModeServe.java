@@ -126,9 +126,16 @@ final class TestModeServe implements AutoCloseable {
           yield TestModeWire.ok();
         }
         case TestModeWire.GET ->
-            new Frame(
-                TestModeWire.DATA,
-                open(r).asSlice(r.offset(), r.length()).toArray(ValueLayout.JAVA_BYTE));
+            r.length() > TestModeWire.MAX_CHUNK
+                ? TestModeWire.failed(
+                    "a GET of "
+                        + r.length()
+                        + " bytes (at most "
+                        + TestModeWire.MAX_CHUNK
+                        + " per message)")
+                : new Frame(
+                    TestModeWire.DATA,
+                    open(r).asSlice(r.offset(), r.length()).toArray(ValueLayout.JAVA_BYTE));
         case TestModeWire.CLOSE -> {
           closeRegion();
           yield TestModeWire.ok();

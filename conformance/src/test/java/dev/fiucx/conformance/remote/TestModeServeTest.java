@@ -28,6 +28,7 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -86,6 +87,13 @@ class TestModeServeTest {
           "bytes -1 .. 0 are outside region 'target' of 64",
           failure(request(c, TestModeWire.set("target", -1, new byte[1]))));
       assertEquals("no region named 'table'", failure(request(c, TestModeWire.get("table", 0, 8))));
+      assertEquals(
+          "a GET of 32769 bytes (at most 32768 per message)",
+          failure(request(c, TestModeWire.get("target", 0, 32769))));
+      Frame progress = request(c, TestModeWire.fact("progress"));
+      assertEquals(TestModeWire.DATA, progress.type());
+      assertEquals("auto", new String(progress.payload(), StandardCharsets.UTF_8));
+      assertEquals("no fact named 'colour'", failure(request(c, TestModeWire.fact("colour"))));
 
       Frame renewed = request(c, TestModeWire.renew("target"));
       assertEquals(TestModeWire.RENEWED, renewed.type());
