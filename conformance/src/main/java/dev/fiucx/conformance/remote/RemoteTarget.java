@@ -143,7 +143,7 @@ public final class RemoteTarget implements Target {
       if (c != null) {
         c.close();
       }
-      process.destroyForcibly();
+      killAndClean();
       throw new FiException(
           FiErrno.EIO, "target process " + process.pid() + ": " + e.getMessage(), e);
     }
@@ -227,6 +227,11 @@ public final class RemoteTarget implements Target {
    * process's own segments behind).
    */
   public void kill() {
+    killAndClean();
+    client.close();
+  }
+
+  private void killAndClean() {
     Set<String> leftovers = shmFiles(pid());
     leftovers.removeAll(shmFiles(ProcessHandle.current().pid()));
     process.destroyForcibly();
@@ -234,7 +239,6 @@ public final class RemoteTarget implements Target {
       if (!process.waitFor(10, TimeUnit.SECONDS)) {
         throw new FiException(FiErrno.EIO, "target process " + pid() + " did not die");
       }
-      client.close();
       for (String f : leftovers) {
         Files.deleteIfExists(Path.of(f));
       }
