@@ -27,6 +27,11 @@ import java.util.concurrent.TimeUnit;
  * within the frame timeout is dropped as {@link Refusal#STALLED}. An initiator that said HELLO may
  * stay silent as long as it likes. Refusals are logged at WARNING on the {@code
  * dev.fiucx.bootstrap} logger.
+ *
+ * <p>A protocol built on the bootstrap (the conformance module's test-mode target) passes {@link
+ * Requests} to answer its own frames (types from {@link Frames#FIRST_APPLICATION_TYPE}) on a
+ * connection that said HELLO; without it, as on every user's serve, such a frame is refused as
+ * {@link Refusal#UNEXPECTED}.
  */
 public final class BootstrapServer implements AutoCloseable {
   static final System.Logger LOG = System.getLogger("dev.fiucx.bootstrap");
@@ -34,8 +39,22 @@ public final class BootstrapServer implements AutoCloseable {
   /** The bootstrap's own frames are small: a WELCOME of 256 regions is some 25 KiB. */
   static final int MAX_PAYLOAD = 64 << 10;
 
-  private final Welcome welcome;
-  private final byte[] welcomePayload;
+  /**
+   * Answers a protocol's own frames after the WELCOME, one at a time per connection, on the
+   * connection's thread.
+   */
+  public interface Requests {
+    /**
+     * The reply to {@code request} (a type from {@link Frames#FIRST_APPLICATION_TYPE}).
+     *
+     * @throws BootstrapException to refuse it: the connection gets an ERROR frame and is closed
+     */
+    Frame answer(Frame request) throws BootstrapException;
+  }
+
+  private volatile Welcome welcome;
+  private volatile byte[] welcomePayload;
+  private final Requests requests;
   private final ServeListener listener;
   private final int frameTimeoutMillis;
   private final int maxConnections;
@@ -59,6 +78,22 @@ public final class BootstrapServer implements AutoCloseable {
       Duration frameTimeout,
       int maxConnections)
       throws IOException {
+    this(bind, welcome, listener, frameTimeout, maxConnections, null);
+  }
+
+  /**
+   * Binds and starts accepting, answering a protocol's own frames with {@code requests} (null:
+   * refused, as on a user's serve).
+   */
+  public BootstrapServer(
+      InetSocketAddress bind,
+      Welcome welcome,
+      ServeListener listener,
+      Duration frameTimeout,
+      int maxConnections,
+      Requests requests)
+      throws IOException {
+    this.requests = requests;
     this.welcome = welcome;
     this.welcomePayload = welcome.encode();
     this.listener = listener == null ? new ServeListener() {} : listener;
@@ -86,6 +121,12 @@ public final class BootstrapServer implements AutoCloseable {
 
   public Welcome welcome() {
     return welcome;
+  }
+
+  /** What initiators that say HELLO from now on are told (a region was closed or renewed). */
+  public void welcome(Welcome changed) {
+    welcomePayload = changed.encode();
+    welcome = changed;
   }
 
   /** Initiators connected now (said HELLO and have not left). */
@@ -205,7 +246,13 @@ public final class BootstrapServer implements AutoCloseable {
             why = "said BYE";
             break;
           }
-          throw unexpected(f, "BYE");
+          if (requests == null || f.type() < Frames.FIRST_APPLICATION_TYPE) {
+            throw unexpected(f, "BYE");
+          }
+          Frame reply = requests.answer(f);
+          synchronized (this) {
+            Frames.write(out, reply.type(), reply.payload());
+          }
         }
       } catch (BootstrapException e) {
         why = "refused: " + e.getMessage();

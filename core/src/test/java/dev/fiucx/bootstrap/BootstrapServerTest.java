@@ -17,6 +17,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -232,6 +233,51 @@ class BootstrapServerTest {
         "departed chatty: refused: frame type 1 where BYE was expected (this is a fiucx serve)",
         event());
     s.close();
+  }
+
+  @Test
+  void aProtocolOnTheBootstrapGetsItsOwnFramesAnswered() throws Exception {
+    server.close();
+    server =
+        new BootstrapServer(
+            new InetSocketAddress("127.0.0.1", 0),
+            BootstrapWireTest.sample(),
+            listener,
+            Duration.ofMillis(300),
+            16,
+            request -> {
+              if (request.payload().length == 0) {
+                throw new BootstrapException(Refusal.MALFORMED, "an empty request");
+              }
+              return new Frame(request.type() + 1, request.payload().clone());
+            });
+    // over streams, as a relayed target's parent talks to it
+    Socket s = new Socket("127.0.0.1", server.port());
+    try (BootstrapClient c =
+        BootstrapClient.over(s.getInputStream(), s.getOutputStream(), s, "relayed", "target")) {
+      assertEquals("connected relayed", event());
+      Frame answer = c.request(0x100, new byte[] {1, 2});
+      assertEquals(0x101, answer.type());
+      assertArrayEquals(new byte[] {1, 2}, answer.payload());
+      assertEquals(
+          "request type 4 is the bootstrap's own",
+          assertThrows(IllegalArgumentException.class, () -> c.request(Frames.ERROR, new byte[0]))
+              .getMessage());
+      // a new WELCOME for later initiators; this one keeps its own
+      Welcome changed = new Welcome("ucx", "shm", new byte[] {9}, List.of());
+      server.welcome(changed);
+      try (BootstrapClient later = client("later")) {
+        assertEquals("shm", later.welcome().transport());
+        assertEquals(List.of(), later.welcome().regions());
+      }
+      assertEquals(changed, server.welcome());
+      assertEquals("tcp", c.welcome().transport());
+      BootstrapException e =
+          assertThrows(BootstrapException.class, () -> c.request(0x100, new byte[0]));
+      assertEquals(Refusal.MALFORMED, e.refusal());
+      assertEquals("an empty request", e.getMessage());
+      assertTrue(e.fromPeer());
+    }
   }
 
   @Test

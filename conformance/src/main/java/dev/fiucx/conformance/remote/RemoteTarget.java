@@ -2,28 +2,52 @@ package dev.fiucx.conformance.remote;
 
 import dev.fiucx.FiErrno;
 import dev.fiucx.FiException;
-import java.io.BufferedReader;
+import dev.fiucx.PeerRegion;
+import dev.fiucx.bootstrap.BootstrapClient;
+import dev.fiucx.bootstrap.Frame;
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.PrintStream;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.HexFormat;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
- * A {@link TargetProcess} started by this JVM with the same Java and class path: its address, its
- * region's key, and its memory through the line protocol.
+ * A {@link TargetProcess} (a serve in test mode) started by this JVM with the same Java and class
+ * path, and this JVM's bootstrap connection to it: the target's address and its region's key come
+ * from the WELCOME, its memory through the test mode's messages ({@link TestModeWire}).
+ *
+ * <p>A target in another network namespace (a non-empty {@code prefix}) cannot be reached on its
+ * loopback from here; it relays its bootstrap over its standard input and output instead. Every
+ * wait for the target is bounded: a target that has not started or answered within a minute is
+ * killed, which ends the wait with an error.
  */
 public final class RemoteTarget implements Target {
-  private static final HexFormat HEX = HexFormat.of();
+  /** How long the target may take to start listening, or to answer one message. */
+  private static final long ANSWER_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);
+
+  private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
 
   private final Process process;
-  private final BufferedReader in;
-  private final PrintStream out;
+  private final BootstrapClient client;
   private final byte[] address;
-  private final long key;
   private final long length;
+  private volatile long key;
+
+  /** When the wait for the target ends (System.nanoTime), or 0 when nothing is waited for. */
+  private volatile long waitingUntil;
+
+  private volatile boolean timedOut;
 
   /**
    * Starts a target process.
@@ -40,31 +64,89 @@ public final class RemoteTarget implements Target {
       boolean register,
       boolean readOnly,
       List<String> prefix) {
+    this(provider, transport, length, register, readOnly, prefix, List.of());
+  }
+
+  /**
+   * Starts a target process whose JVM also takes {@code jvmOptions} (a fixed heap, say, so that its
+   * resident memory measures what it holds natively).
+   */
+  public RemoteTarget(
+      String provider,
+      String transport,
+      long length,
+      boolean register,
+      boolean readOnly,
+      List<String> prefix,
+      List<String> jvmOptions) {
+    boolean relayed = !prefix.isEmpty();
     List<String> cmd =
-        JavaCommand.of(
-            prefix,
-            TargetProcess.class,
-            provider,
-            transport == null ? "-" : transport,
-            Long.toString(length),
-            register ? "register" : "allocate",
-            readOnly ? "read-only" : "read-write");
+        new ArrayList<>(
+            JavaCommand.of(
+                prefix,
+                TargetProcess.class,
+                provider,
+                transport == null ? "-" : transport,
+                Long.toString(length),
+                register ? "register" : "allocate",
+                readOnly ? "read-only" : "read-write",
+                relayed ? "stdio" : "tcp"));
+    cmd.addAll(prefix.size() + 1, jvmOptions);
     try {
       ProcessBuilder builder =
           new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT);
-      // UCX logs to stdout by default, which would break the line protocol
+      // UCX logs to stdout by default, which would break the listening line and the relay
       builder.environment().put("UCX_LOG_FILE", "stderr");
       process = builder.start();
     } catch (IOException e) {
       throw new FiException(FiErrno.EIO, "cannot start the target process " + cmd, e);
     }
-    in =
-        new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-    out = new PrintStream(process.getOutputStream(), true, StandardCharsets.UTF_8);
-    String[] ready = expect("READY").split(" ");
-    address = HEX.parseHex(ready[1]);
-    key = Long.parseLong(ready[2]);
-    this.length = Long.parseLong(ready[3]);
+    Thread.ofVirtual().name("fiucx-target-watch-" + process.pid()).start(this::watch);
+    BootstrapClient c = null;
+    try {
+      InputStream stdout = new BufferedInputStream(process.getInputStream());
+      String line = bounded(() -> firstLine(stdout));
+      if (!line.startsWith(TargetProcess.LISTENING)) {
+        throw new IOException("it said '" + line + "' (exit " + exitCode() + ")");
+      }
+      String hostPort = line.substring(TargetProcess.LISTENING.length());
+      String me = "fiucx test pid " + ProcessHandle.current().pid();
+      if (relayed) {
+        c =
+            bounded(
+                () ->
+                    BootstrapClient.over(
+                        stdout,
+                        process.getOutputStream(),
+                        process.getOutputStream(),
+                        me,
+                        "the target process " + process.pid()));
+      } else {
+        int colon = hostPort.lastIndexOf(':');
+        c =
+            BootstrapClient.connect(
+                hostPort.substring(0, colon),
+                Integer.parseInt(hostPort.substring(colon + 1)),
+                me,
+                CONNECT_TIMEOUT);
+      }
+      PeerRegion region =
+          c.welcome().regions().stream()
+              .filter(r -> r.name().equals(TestModeServe.REGION))
+              .findFirst()
+              .orElseThrow(() -> new IOException("its WELCOME has no region"));
+      client = c;
+      address = c.welcome().address();
+      key = region.key();
+      this.length = region.length();
+    } catch (IOException | RuntimeException e) {
+      if (c != null) {
+        c.close();
+      }
+      killAndClean();
+      throw new FiException(
+          FiErrno.EIO, "target process " + process.pid() + ": " + e.getMessage(), e);
+    }
   }
 
   /** The target process's id (for its /proc figures, or to freeze it with SIGSTOP). */
@@ -77,6 +159,7 @@ public final class RemoteTarget implements Target {
     return address;
   }
 
+  /** The key of the region the target exposes now (a {@link #renewRegion} changes it). */
   @Override
   public long key() {
     return key;
@@ -88,23 +171,34 @@ public final class RemoteTarget implements Target {
 
   /** Writes {@code bytes} into the target's region at {@code offset}. */
   @Override
-  public void set(long offset, byte[] bytes) {
-    out.println("SET " + offset + " " + HEX.formatHex(bytes));
-    expect("OK");
+  public synchronized void set(long offset, byte[] bytes) {
+    int at = 0;
+    do {
+      int n = Math.min(TestModeWire.MAX_CHUNK, bytes.length - at);
+      byte[] piece = Arrays.copyOfRange(bytes, at, at + n);
+      expect(TestModeWire.OK, TestModeWire.set(TestModeServe.REGION, offset + at, piece));
+      at += n;
+    } while (at < bytes.length);
   }
 
   /** Reads {@code n} bytes of the target's region at {@code offset}. */
   @Override
-  public byte[] get(long offset, int n) {
-    out.println("GET " + offset + " " + n);
-    return HEX.parseHex(expect("DATA").substring(5));
+  public synchronized byte[] get(long offset, int n) {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream(n);
+    int at = 0;
+    do {
+      int piece = Math.min(TestModeWire.MAX_CHUNK, n - at);
+      bytes.writeBytes(
+          expect(TestModeWire.DATA, TestModeWire.get(TestModeServe.REGION, offset + at, piece)));
+      at += piece;
+    } while (at < n);
+    return bytes.toByteArray();
   }
 
   /** Closes the target's region, revoking its key. */
   @Override
   public void closeRegion() {
-    out.println("CLOSE");
-    expect("OK");
+    expect(TestModeWire.OK, TestModeWire.close(TestModeServe.REGION));
   }
 
   /**
@@ -112,27 +206,136 @@ public final class RemoteTarget implements Target {
    * place; returns the new key. {@link #set} and {@link #get} then address the new region.
    */
   public long renewRegion() {
-    out.println("RENEW");
-    return Long.parseLong(expect("OK").substring(3).trim());
+    byte[] renewed = expect(TestModeWire.RENEWED, TestModeWire.renew(TestModeServe.REGION));
+    key = ByteBuffer.wrap(renewed, 8, 8).getLong();
+    return key;
   }
 
-  /** Kills the target process at once, as a crash would. */
+  /** One of the target domain's {@code describe()} facts. */
+  public String fact(String name) {
+    return new String(expect(TestModeWire.DATA, TestModeWire.fact(name)), StandardCharsets.UTF_8);
+  }
+
+  /** Whether the target process is running. */
+  public boolean isAlive() {
+    return process.isAlive();
+  }
+
+  /**
+   * Kills the target process at once, as a crash would, waits for its end and removes the
+   * /dev/shm/ucx_shm_posix_* files it mapped that this process does not map (UCX leaves a killed
+   * process's own segments behind).
+   */
   public void kill() {
-    process.destroyForcibly();
+    killAndClean();
+    client.close();
   }
 
-  private String expect(String word) {
+  private void killAndClean() {
+    Set<String> leftovers = shmFiles(pid());
+    leftovers.removeAll(shmFiles(ProcessHandle.current().pid()));
+    process.destroyForcibly();
     try {
-      String line = in.readLine();
-      if (line == null || !line.startsWith(word)) {
-        throw new FiException(
-            FiErrno.EIO,
-            "target process said '" + line + "' instead of " + word + " (exit " + exitCode() + ")");
+      if (!process.waitFor(10, TimeUnit.SECONDS)) {
+        throw new FiException(FiErrno.EIO, "target process " + pid() + " did not die");
       }
-      return line;
+      for (String f : leftovers) {
+        Files.deleteIfExists(Path.of(f));
+      }
     } catch (IOException e) {
-      throw new FiException(FiErrno.EIO, "target process stream", e);
+      throw new FiException(FiErrno.EIO, "removing the killed target's /dev/shm files", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
+  }
+
+  /** The /dev/shm/ucx_shm_posix_* files a process maps. */
+  public static Set<String> shmFiles(long pid) {
+    Set<String> files = new HashSet<>();
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "maps"))) {
+        int at = line.indexOf("/dev/shm/ucx_shm_posix_");
+        if (at >= 0) {
+          files.add(line.substring(at).replace(" (deleted)", "").trim());
+        }
+      }
+    } catch (IOException e) {
+      // gone already
+    }
+    return files;
+  }
+
+  /** Sends one test-mode message and returns the payload of its answer of type {@code type}. */
+  private byte[] expect(int type, Frame request) {
+    Frame answer;
+    try {
+      answer = bounded(() -> client.request(request.type(), request.payload()));
+    } catch (IOException e) {
+      throw new FiException(
+          FiErrno.EIO, "target process " + pid() + " (exit " + exitCode() + "): " + e, e);
+    }
+    if (answer.type() == TestModeWire.FAILED) {
+      throw new FiException(
+          FiErrno.EIO, "target process refused: " + TestModeWire.failure(answer.payload()));
+    }
+    if (answer.type() != type) {
+      throw new FiException(
+          FiErrno.EIO, "target process answered type " + answer.type() + ", not " + type);
+    }
+    return answer.payload();
+  }
+
+  private interface Wait<T> {
+    T call() throws IOException;
+  }
+
+  /** Runs {@code w} with the watch armed: past the timeout it kills the target, ending the wait. */
+  private <T> T bounded(Wait<T> w) throws IOException {
+    waitingUntil = System.nanoTime() + ANSWER_TIMEOUT_NANOS;
+    try {
+      return w.call();
+    } catch (IOException e) {
+      if (timedOut) {
+        throw new IOException("no answer within 60 s; the target was killed", e);
+      }
+      throw e;
+    } finally {
+      waitingUntil = 0;
+    }
+  }
+
+  /** Kills the target when a wait outlives its deadline; ends with the process. */
+  private void watch() {
+    while (true) {
+      try {
+        process.onExit().get(200, TimeUnit.MILLISECONDS);
+        return;
+      } catch (TimeoutException e) {
+        long until = waitingUntil;
+        if (until != 0 && System.nanoTime() - until > 0) {
+          timedOut = true;
+          process.destroyForcibly();
+        }
+      } catch (InterruptedException | java.util.concurrent.ExecutionException e) {
+        return;
+      }
+    }
+  }
+
+  /** The first line of the target's stdout, read byte by byte so the relay's bytes stay. */
+  private static String firstLine(InputStream in) throws IOException {
+    ByteArrayOutputStream line = new ByteArrayOutputStream();
+    int b;
+    while ((b = in.read()) >= 0 && b != '\n') {
+      if (line.size() > 4096) {
+        throw new IOException("its first line is longer than 4 KiB");
+      }
+      line.write(b);
+    }
+    if (b < 0 && line.size() == 0) {
+      throw new IOException("it ended without a word");
+    }
+    return line.toString(StandardCharsets.UTF_8);
   }
 
   private String exitCode() {
@@ -144,18 +347,28 @@ public final class RemoteTarget implements Target {
     }
   }
 
+  /**
+   * Says BYE, ends the target's standard input (it closes its region and domain and exits), and
+   * waits up to 10 s for it; kills it after that.
+   */
   @Override
   public void close() {
-    if (process.isAlive()) {
-      out.println("QUIT");
-      try {
-        if (!process.waitFor(10, TimeUnit.SECONDS)) {
-          process.destroyForcibly();
-        }
-      } catch (InterruptedException e) {
-        process.destroyForcibly();
-        Thread.currentThread().interrupt();
+    client.close();
+    if (!process.isAlive()) {
+      return;
+    }
+    try {
+      process.getOutputStream().close();
+    } catch (IOException e) {
+      // it is gone already
+    }
+    try {
+      if (!process.waitFor(10, TimeUnit.SECONDS)) {
+        kill();
       }
+    } catch (InterruptedException e) {
+      kill();
+      Thread.currentThread().interrupt();
     }
   }
 }

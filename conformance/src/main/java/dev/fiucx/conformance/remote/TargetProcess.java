@@ -1,47 +1,31 @@
 package dev.fiucx.conformance.remote;
 
-import dev.fiucx.Domain;
-import dev.fiucx.DomainAttr;
-import dev.fiucx.Fabric;
 import dev.fiucx.FiFlags;
-import dev.fiucx.MemoryRegion;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.io.PrintStream;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.util.HexFormat;
-import java.util.Map;
 
 /**
- * The target side of a two-process test: opens a domain with automatic progress, exposes one
- * region, prints {@code READY <address hex> <key> <length>} and then serves a line protocol on
- * stdin until {@code QUIT} or end of input, so the parent can set and inspect the target's memory
- * without going through the provider under test:
+ * The target side of a two-process test: a serve in test mode ({@link TestModeServe}) on a free
+ * loopback port. Its first line on stdout is a serve's, {@code fiucx serve: listening on
+ * 127.0.0.1:PORT}; the parent then connects with the bootstrap ({@link RemoteTarget}). It runs
+ * until its standard input ends: the parent closed it, or died.
  *
- * <pre>
- * SET offset hex      -> OK
- * GET offset length   -> DATA hex
- * CLOSE               -> OK (closes the region: its key is revoked)
- * RENEW               -> OK key (closes the region if open and exposes a new one, zeroed, of the
- *                        same length and kind; SET and GET then address it)
- * QUIT                -> process exits
- * </pre>
- *
- * Arguments: {@code provider transport length allocate|register read-only|read-write}.
+ * <p>Arguments: {@code provider transport length allocate|register read-only|read-write
+ * [tcp|stdio]}, transport {@code -} for the provider's default. With {@code stdio} the process
+ * relays its standard input and output to its own bootstrap, for a parent that cannot reach its
+ * loopback (a target in another network namespace): the same bootstrap session, carried by a pipe.
  */
 public final class TargetProcess {
-  private static final HexFormat HEX = HexFormat.of();
+  /** The start of the first line, as {@code fiucx serve} prints it. */
+  static final String LISTENING = "fiucx serve: listening on ";
 
   private TargetProcess() {}
-
-  private static MemoryRegion expose(
-      Domain domain, Arena arena, long length, boolean register, long access) {
-    return register
-        ? domain.registerMemory(arena.allocate(length, 16), access)
-        : domain.allocateMemory(length, access);
-  }
 
   public static void main(String[] args) throws Exception {
     String provider = args[0];
@@ -52,54 +36,60 @@ public final class TargetProcess {
         args.length > 4 && args[4].equals("read-only")
             ? FiFlags.REMOTE_READ
             : FiFlags.REMOTE_READ | FiFlags.REMOTE_WRITE;
-    PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
-    try (Arena arena = Arena.ofShared();
-        Domain domain =
-            Fabric.openDomain(
-                provider, new DomainAttr(transport, DomainAttr.Progress.AUTO, false, Map.of()))) {
-      MemoryRegion mr = expose(domain, arena, length, register, access);
-      MemorySegment memory = mr.segment();
-      out.println(
-          "READY " + HEX.formatHex(domain.openEndpoint().name()) + " " + mr.key() + " " + length);
-      BufferedReader in =
-          new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-      String line;
-      while ((line = in.readLine()) != null) {
-        String[] w = line.trim().split(" ");
-        try {
-          switch (w[0]) {
-            case "SET" -> {
-              byte[] bytes = HEX.parseHex(w[2]);
-              MemorySegment.copy(
-                  MemorySegment.ofArray(bytes), 0, memory, Long.parseLong(w[1]), bytes.length);
-              out.println("OK");
-            }
-            case "GET" -> {
-              byte[] bytes =
-                  memory
-                      .asSlice(Long.parseLong(w[1]), Long.parseLong(w[2]))
-                      .toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
-              out.println("DATA " + HEX.formatHex(bytes));
-            }
-            case "CLOSE" -> {
-              mr.close();
-              out.println("OK");
-            }
-            case "RENEW" -> {
-              mr.close(); // closing twice is allowed
-              mr = expose(domain, arena, length, register, access);
-              memory = mr.segment();
-              out.println("OK " + mr.key());
-            }
-            case "QUIT" -> {
-              return;
-            }
-            default -> out.println("ERR unknown command " + w[0]);
-          }
-        } catch (RuntimeException e) {
-          out.println("ERR " + e.getMessage());
-        }
+    boolean relay = args.length > 5 && args[5].equals("stdio");
+    OutputStream stdout = new FileOutputStream(FileDescriptor.out);
+    // stdout carries the listening line (and the relayed bootstrap): whatever else prints goes to
+    // stderr, where UCX logs too (UCX_LOG_FILE=stderr)
+    System.setOut(System.err);
+    try (TestModeServe serve =
+        new TestModeServe(
+            provider, transport, length, register, access, new InetSocketAddress("127.0.0.1", 0))) {
+      InetSocketAddress at = serve.address();
+      stdout.write(
+          (LISTENING + at.getAddress().getHostAddress() + ":" + at.getPort() + "\n")
+              .getBytes(StandardCharsets.UTF_8));
+      stdout.flush();
+      if (relay) {
+        relay(at, System.in, stdout);
+      } else {
+        System.in.transferTo(OutputStream.nullOutputStream());
       }
+    }
+  }
+
+  /**
+   * Carries the bootstrap between stdin/stdout and a connection to this process's own bootstrap,
+   * until stdin ends.
+   */
+  private static void relay(InetSocketAddress at, InputStream in, OutputStream out)
+      throws IOException, InterruptedException {
+    try (Socket s = new Socket(at.getAddress(), at.getPort())) {
+      s.setTcpNoDelay(true);
+      Thread back =
+          Thread.ofPlatform()
+              .daemon()
+              .name("fiucx-target-relay")
+              .start(
+                  () -> {
+                    try {
+                      copy(s.getInputStream(), out);
+                    } catch (IOException e) {
+                      // the connection closed: the parent is leaving
+                    }
+                  });
+      copy(in, s.getOutputStream());
+      s.shutdownOutput();
+      back.join(10_000);
+    }
+  }
+
+  /** Copies and flushes as bytes arrive (a frame must not wait in a buffer for the next). */
+  private static void copy(InputStream from, OutputStream to) throws IOException {
+    byte[] buf = new byte[64 << 10];
+    int n;
+    while ((n = from.read(buf)) >= 0) {
+      to.write(buf, 0, n);
+      to.flush();
     }
   }
 }
