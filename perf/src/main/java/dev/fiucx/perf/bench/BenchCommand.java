@@ -190,6 +190,15 @@ public final class BenchCommand implements Callable<Integer> {
               + " percentile histogram)")
   boolean metricsLatency;
 
+  @Option(
+      names = "--metrics-linger",
+      paramLabel = "TIME",
+      converter = DurationConverter.class,
+      description =
+          "with --metrics-port: keep serving /metrics this long after the run (2s, 500ms), so"
+              + " that a scraper sees the final counts of a short run")
+  Duration metricsLinger;
+
   @Option(names = "--parent-watch", hidden = true, description = "exit when stdin ends")
   boolean parentWatch;
 
@@ -258,6 +267,9 @@ public final class BenchCommand implements Callable<Integer> {
           throw new BenchUsageException("--connect wants HOST:PORT, not '" + connect + "'");
         }
       }
+      if (metricsLinger != null && metricsPort == null) {
+        throw new BenchUsageException("--metrics-linger needs --metrics-port");
+      }
       if (metricsPort != null && (metricsPort < 0 || metricsPort > 65535)) {
         throw new BenchUsageException("--metrics-port is 0 .. 65535: " + metricsPort);
       }
@@ -267,7 +279,7 @@ public final class BenchCommand implements Callable<Integer> {
       checkFetched(cfg, outputs);
       BenchSession session =
           new BenchSession(cfg, outputs, System.out, System.err)
-              .withMetrics(bind, metricsPort, metricsLatency)
+              .withMetrics(bind, metricsPort, metricsLatency, metricsLinger)
               .writeFetched(fetched);
       if (region != null) {
         boolean transportGiven =

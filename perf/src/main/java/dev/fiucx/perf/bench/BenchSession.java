@@ -56,12 +56,17 @@ final class BenchSession {
   private String metricsBind;
   private Integer metricsPort;
   private boolean metricsLatency;
+  private java.time.Duration metricsLinger;
 
-  /** Serves /metrics on {@code port} of {@code bind} while the initiator is open (null: not). */
-  BenchSession withMetrics(String bind, Integer port, boolean latency) {
+  /**
+   * Serves /metrics on {@code port} of {@code bind} while the initiator is open (null: not), and
+   * {@code linger} (null: no time) after the run.
+   */
+  BenchSession withMetrics(String bind, Integer port, boolean latency, java.time.Duration linger) {
     metricsBind = bind;
     metricsPort = port;
     metricsLatency = latency;
+    metricsLinger = linger;
     return this;
   }
 
@@ -123,7 +128,16 @@ final class BenchSession {
                 initiator.domain().describe(),
                 MachineFacts.collect());
         BenchHeader.print(human, cfg, facts);
-        return measure(initiator, link, facts, windows, stdout);
+        int rc = measure(initiator, link, facts, windows, stdout);
+        if (metrics != null && metricsLinger != null && !metricsLinger.isZero()) {
+          err.printf("metrics: serving for another %d ms%n", metricsLinger.toMillis());
+          try {
+            Thread.sleep(metricsLinger);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        }
+        return rc;
       }
     }
   }

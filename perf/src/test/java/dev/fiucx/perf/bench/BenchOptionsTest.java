@@ -141,6 +141,8 @@ class BenchOptionsTest {
         "--port 5",
         "--metrics-port 70000",
         "--metrics-port -1",
+        "--metrics-linger 2s",
+        "--metrics-port 0 --metrics-linger later",
         "--vs-ucx-perftest -o min -z int64",
         "--vs-ucx-perftest -z double",
         "--vs-ucx-perftest -t 2",
