@@ -59,8 +59,8 @@ final class BenchSession {
   private java.time.Duration metricsLinger;
 
   /**
-   * Serves /metrics on {@code port} of {@code bind} while the initiator is open (null: not), and
-   * {@code linger} (null: no time) after the run.
+   * Serves /metrics on {@code port} of {@code bind} while the initiator is open (null: not), with
+   * {@code linger} (null: no time) of idle serving before and after the run.
    */
   BenchSession withMetrics(String bind, Integer port, boolean latency, java.time.Duration linger) {
     metricsBind = bind;
@@ -68,6 +68,23 @@ final class BenchSession {
     metricsLatency = latency;
     metricsLinger = linger;
     return this;
+  }
+
+  /**
+   * Serves /metrics for {@link #metricsLinger} with nothing running: a scraper then has the counts
+   * before and after a run that is shorter than its scrapes are apart (or that keeps the cores too
+   * busy for it to scrape at all).
+   */
+  private void linger(MetricsEndpoint metrics, String when) {
+    if (metrics == null || metricsLinger == null || metricsLinger.isZero()) {
+      return;
+    }
+    err.printf("metrics: serving for %d ms %s%n", metricsLinger.toMillis(), when);
+    try {
+      Thread.sleep(metricsLinger);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /**
@@ -128,15 +145,9 @@ final class BenchSession {
                 initiator.domain().describe(),
                 MachineFacts.collect());
         BenchHeader.print(human, cfg, facts);
+        linger(metrics, "before the run");
         int rc = measure(initiator, link, facts, windows, stdout);
-        if (metrics != null && metricsLinger != null && !metricsLinger.isZero()) {
-          err.printf("metrics: serving for another %d ms%n", metricsLinger.toMillis());
-          try {
-            Thread.sleep(metricsLinger);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-        }
+        linger(metrics, "after the run");
         return rc;
       }
     }
