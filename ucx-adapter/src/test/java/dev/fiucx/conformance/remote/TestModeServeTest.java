@@ -35,6 +35,8 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
+// In the ucx-adapter module, in the conformance module's package: it needs a provider, and the
+// conformance module depends on none.
 /**
  * A serve in test mode answers the test mode's messages over the bootstrap, exactly; a user's serve
  * refuses them; {@link RemoteTarget} drives a {@link TargetProcess} through them.
