@@ -44,27 +44,11 @@ public final class EngineDomain implements Domain, TransportCompletions {
   static final Set<Mechanism> BUILT =
       EnumSet.of(Mechanism.NATIVE, Mechanism.CAS_LOOP, Mechanism.REMOTE_LOCK);
 
-  /** The domain option that sets the remote-lock lease, in milliseconds. */
-  public static final String LOCK_LEASE_OPTION = DomainAttr.LOCK_LEASE_OPTION;
-
-  /**
-   * The domain option that chooses the threading model: {@code endpoint} (the default, {@code
-   * FI_THREAD_ENDPOINT}: one thread at a time per endpoint, a second one refused with {@code
-   * -FI_EBUSY}) or {@code safe} ({@code FI_THREAD_SAFE}: any thread may call anything at any time;
-   * the domain's calls are serialized by one lock).
-   */
-  public static final String THREADING_OPTION = DomainAttr.THREADING_OPTION;
-
   /** The most entries a completion queue holds; a larger size is {@code FI_EINVAL}. */
   public static final int MAX_CQ_SIZE = 1 << 20;
 
   /** The size a completion queue gets when opened with size 0 (libfabric: provider's choice). */
   public static final int DEFAULT_CQ_SIZE = 1024;
-
-  /**
-   * The lease when {@link #LOCK_LEASE_OPTION} is not set: {@link DomainAttr#DEFAULT_LOCK_LEASE}.
-   */
-  public static final long DEFAULT_LOCK_LEASE_MS = DomainAttr.DEFAULT_LOCK_LEASE.toMillis();
 
   /** Token owner of the self-test's operations (endpoints use their index). */
   private static final int SELF_TEST = 0x7FFF_FFFF;
@@ -373,7 +357,7 @@ public final class EngineDomain implements Domain, TransportCompletions {
             + " lock words; a lock unchanged for "
             + lockLeaseNanos / 1_000_000
             + " ms ("
-            + LOCK_LEASE_OPTION
+            + DomainAttr.LOCK_LEASE_OPTION
             + ") is taken over");
     facts.put(
         "self-test",

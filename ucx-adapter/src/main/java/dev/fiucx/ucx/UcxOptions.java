@@ -35,11 +35,6 @@ public record UcxOptions(
     Duration controlTimeout,
     boolean directPath,
     long allocationLimit) {
-  /** The domain option that turns the direct path off ({@code off}): {@link DomainAttr}'s. */
-  public static final String DIRECT_PATH_OPTION = DomainAttr.DIRECT_PATH_OPTION;
-
-  /** The domain option that sets {@link #allocationLimit}: {@link DomainAttr}'s. */
-  public static final String ALLOC_LIMIT_OPTION = DomainAttr.ALLOC_LIMIT_OPTION;
 
   /** The options a domain was opened with, as this transport takes them. */
   public static UcxOptions of(DomainAttr attr) {

@@ -191,7 +191,7 @@ public final class UcxTransport implements Transport {
    */
   private String directPathOff() {
     if (!options.directPath()) {
-      return "off (" + UcxOptions.DIRECT_PATH_OPTION + "=off)";
+      return "off (" + dev.fiucx.DomainAttr.DIRECT_PATH_OPTION + "=off)";
     }
     String mode = UcpNative.configValue("ATOMIC_MODE", configOverrides);
     if ("device".equalsIgnoreCase(mode)) {
@@ -366,7 +366,7 @@ public final class UcxTransport implements Transport {
 
   private void checkAllocationLimit(long length) {
     long limit = options.allocationLimit();
-    String source = UcxOptions.ALLOC_LIMIT_OPTION;
+    String source = dev.fiucx.DomainAttr.ALLOC_LIMIT_OPTION;
     if (limit == 0) {
       MachineMemory.Backable b = MachineMemory.backable(sharedMemory, errors);
       limit = b.bytes();
@@ -382,7 +382,7 @@ public final class UcxTransport implements Transport {
               + " bytes ("
               + source
               + "; set the domain option "
-              + UcxOptions.ALLOC_LIMIT_OPTION
+              + dev.fiucx.DomainAttr.ALLOC_LIMIT_OPTION
               + " to change it)");
     }
   }
@@ -484,11 +484,14 @@ public final class UcxTransport implements Transport {
         "ucx.alloc_limit",
         options.allocationLimit() == 0
             ? "what the machine can back at each allocation ("
-                + UcxOptions.ALLOC_LIMIT_OPTION
+                + dev.fiucx.DomainAttr.ALLOC_LIMIT_OPTION
                 + "=machine): now "
                 + MachineMemory.backable(sharedMemory, errors).bytes()
                 + " bytes"
-            : options.allocationLimit() + " bytes (" + UcxOptions.ALLOC_LIMIT_OPTION + ")");
+            : options.allocationLimit()
+                + " bytes ("
+                + dev.fiucx.DomainAttr.ALLOC_LIMIT_OPTION
+                + ")");
     d.put("ucx.errors", errors.summary());
     d.put(
         "ucx.direct_path",

@@ -64,7 +64,7 @@ class UcxRegionLifetimeTest {
 
   @Test
   void theAllocationLimitOptionRefusesLargerRegionsWithEnomem() {
-    try (Domain domain = open(Map.of(UcxOptions.ALLOC_LIMIT_OPTION, "1m"))) {
+    try (Domain domain = open(Map.of(dev.fiucx.DomainAttr.ALLOC_LIMIT_OPTION, "1m"))) {
       domain.allocateMemory(1 << 20, Memory.RW).close();
       FiException e =
           assertThrows(FiException.class, () -> domain.allocateMemory((1 << 20) + 1, Memory.RW));
@@ -74,10 +74,12 @@ class UcxRegionLifetimeTest {
       assertTrue(domain.describe().get("ucx.alloc_limit").startsWith("1048576 bytes"));
     }
     FiException bad =
-        assertThrows(FiException.class, () -> open(Map.of(UcxOptions.ALLOC_LIMIT_OPTION, "lots")));
+        assertThrows(
+            FiException.class, () -> open(Map.of(dev.fiucx.DomainAttr.ALLOC_LIMIT_OPTION, "lots")));
     assertEquals(FiErrno.EINVAL, bad.errno());
     FiException tooSmall =
-        assertThrows(FiException.class, () -> open(Map.of(UcxOptions.ALLOC_LIMIT_OPTION, "1k")));
+        assertThrows(
+            FiException.class, () -> open(Map.of(dev.fiucx.DomainAttr.ALLOC_LIMIT_OPTION, "1k")));
     assertEquals(FiErrno.ENOMEM, tooSmall.errno(), "the domain's own lock region is refused too");
   }
 

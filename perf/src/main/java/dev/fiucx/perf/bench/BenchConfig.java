@@ -33,7 +33,7 @@ record BenchConfig(
     String directPath) {
 
   /** The domain option that turns the mapped direct path on or off. */
-  static final String DIRECT_PATH_OPTION = "direct_path";
+  static final String DIRECT_PATH_OPTION = DomainAttr.DIRECT_PATH_OPTION;
 
   /** The same run with another window (the window sweep). */
   BenchConfig withWindow(int w) {

@@ -52,7 +52,7 @@ public final class ServeCommand implements Callable<Integer> {
   static final int DEFAULT_PORT = 13340;
 
   /** The domain option of the remote lock's lease (see DomainAttr). */
-  static final String LOCK_LEASE_OPTION = "lock_lease_ms";
+  static final String LOCK_LEASE_OPTION = DomainAttr.LOCK_LEASE_OPTION;
 
   /** The lease as the domain describes it: "... a lock unchanged for 10000 ms ...". */
   private static final Pattern LEASE = Pattern.compile("unchanged for (\\d+) ms");

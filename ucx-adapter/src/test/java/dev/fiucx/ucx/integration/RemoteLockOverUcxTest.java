@@ -174,7 +174,7 @@ class RemoteLockOverUcxTest {
                     transport,
                     DomainAttr.Progress.MANUAL,
                     false,
-                    Map.of(EngineDomain.LOCK_LEASE_OPTION, Long.toString(LEASE_MS))));
+                    Map.of(DomainAttr.LOCK_LEASE_OPTION, Long.toString(LEASE_MS))));
         Arena arena = Arena.ofConfined()) {
       MemoryRegion region = target.allocateMemory(64, ACCESS);
       region.segment().set(JAVA_DOUBLE, 0, 1.5);
@@ -279,7 +279,7 @@ class RemoteLockOverUcxTest {
                     transport,
                     DomainAttr.Progress.MANUAL,
                     false,
-                    Map.of(EngineDomain.LOCK_LEASE_OPTION, Long.toString(LEASE_MS))));
+                    Map.of(DomainAttr.LOCK_LEASE_OPTION, Long.toString(LEASE_MS))));
         Arena arena = Arena.ofConfined()) {
       MemoryRegion region = target.allocateMemory(64, ACCESS);
       region.segment().set(JAVA_DOUBLE, 0, 1.5);
@@ -368,7 +368,7 @@ class RemoteLockOverUcxTest {
                       transport,
                       DomainAttr.Progress.MANUAL,
                       false,
-                      Map.of(EngineDomain.LOCK_LEASE_OPTION, "60000"))));
+                      Map.of(DomainAttr.LOCK_LEASE_OPTION, "60000"))));
         }
         CountDownLatch go = new CountDownLatch(1);
         List<Future<long[]>> runs = new ArrayList<>();
