@@ -174,6 +174,34 @@ public final class Dispatcher {
       MemorySegment result,
       int slot,
       long token) {
+    if (cell.mechanism() != Mechanism.NATIVE) {
+      return startOneEmulated(cell, peer, region, offset, locks, operand, compare, result, slot);
+    }
+    int size = cell.size();
+    long value = cell.op() == FiOp.ATOMIC_READ ? 0 : ElementSemantics.load(operand, 0, size);
+    if (cell.family() == AtomicFamily.COMPARE) {
+      long expected = ElementSemantics.load(compare, 0, size);
+      return peer.postCompareSwap(region, offset, size, expected, value, result.address(), token);
+    }
+    RemoteAtomicOp op = cell.nativeOp();
+    long resultAddress =
+        result != null && cell.family() == AtomicFamily.FETCH
+            ? result.address()
+            : op == RemoteAtomicOp.SWAP ? discardAddress : 0;
+    return peer.postAtomic(region, offset, op, size, value, resultAddress, token);
+  }
+
+  /** {@link #postOne} of a CAS_LOOP or REMOTE_LOCK cell: kept apart so the native path is short. */
+  private int startOneEmulated(
+      AtomicCell cell,
+      TransportPeer peer,
+      RemoteRegion region,
+      long offset,
+      RemoteRegion locks,
+      MemorySegment operand,
+      MemorySegment compare,
+      MemorySegment result,
+      int slot) {
     boolean fetches = cell.family() != AtomicFamily.BASE;
     if (cell.mechanism() == Mechanism.REMOTE_LOCK) {
       if (!remoteLock.reserve(1)) {
@@ -194,31 +222,18 @@ public final class Dispatcher {
     }
     int size = cell.size();
     long value = cell.op() == FiOp.ATOMIC_READ ? 0 : ElementSemantics.load(operand, 0, size);
-    if (cell.mechanism() == Mechanism.CAS_LOOP) {
-      if (!casLoop.reserve(1)) {
-        return -FiErrno.EAGAIN;
-      }
-      boolean compares = cell.family() == AtomicFamily.COMPARE;
-      return casLoop.start(
-          cell,
-          peer,
-          region,
-          offset,
-          value,
-          compares ? ElementSemantics.load(compare, 0, size) : 0,
-          cell.family() == AtomicFamily.BASE ? 0 : result.address(),
-          slot);
+    if (!casLoop.reserve(1)) {
+      return -FiErrno.EAGAIN;
     }
-    if (cell.family() == AtomicFamily.COMPARE) {
-      long expected = ElementSemantics.load(compare, 0, size);
-      return peer.postCompareSwap(region, offset, size, expected, value, result.address(), token);
-    }
-    RemoteAtomicOp op = cell.nativeOp();
-    long resultAddress =
-        result != null && cell.family() == AtomicFamily.FETCH
-            ? result.address()
-            : op == RemoteAtomicOp.SWAP ? discardAddress : 0;
-    return peer.postAtomic(region, offset, op, size, value, resultAddress, token);
+    return casLoop.start(
+        cell,
+        peer,
+        region,
+        offset,
+        value,
+        cell.family() == AtomicFamily.COMPARE ? ElementSemantics.load(compare, 0, size) : 0,
+        fetches ? result.address() : 0,
+        slot);
   }
 
   /**

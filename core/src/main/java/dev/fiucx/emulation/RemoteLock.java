@@ -333,10 +333,10 @@ public final class RemoteLock {
     int size = cell.size();
     long base = (long) e * STRIDE;
     if (cell.op() != FiOp.ATOMIC_READ) {
-      MemorySegment.copy(operand, operandOffset, scratch, base + OPERAND, size);
+      ElementSemantics.copy(operand, operandOffset, scratch, base + OPERAND, size);
     }
     if (compare != null) {
-      MemorySegment.copy(compare, compareOffset, scratch, base + COMPARE, size);
+      ElementSemantics.copy(compare, compareOffset, scratch, base + COMPARE, size);
     }
     cells[e] = cell;
     peers[e] = peer;
@@ -658,7 +658,7 @@ public final class RemoteLock {
     }
     int size = cell.size();
     long base = (long) e * STRIDE;
-    MemorySegment.copy(scratch, base + OLD, scratch, base + NEW, size);
+    ElementSemantics.copy(scratch, base + OLD, scratch, base + NEW, size);
     ElementSemantics.apply(
         cell.op(),
         cell.datatype(),
@@ -671,9 +671,7 @@ public final class RemoteLock {
         null,
         0,
         elementScratch[e]);
-    if (MemorySegment.mismatch(
-            scratch, base + OLD, base + OLD + size, scratch, base + NEW, base + NEW + size)
-        == -1) {
+    if (ElementSemantics.sameBytes(scratch, base + OLD, scratch, base + NEW, size)) {
       counters.lockPutSkipped();
       return release(e, reported);
     }
@@ -772,7 +770,7 @@ public final class RemoteLock {
   private int finish(int e, int status, boolean reported) {
     AtomicCell cell = cells[e];
     if (status == 0 && results[e] != 0) {
-      MemorySegment.copy(scratch, (long) e * STRIDE + OLD, ALL, results[e], cell.size());
+      ElementSemantics.copy(scratch, (long) e * STRIDE + OLD, ALL, results[e], cell.size());
     }
     counters.lockElement(waited[e], turns[e]);
     int slot = slots[e];

@@ -779,7 +779,8 @@ final class EngineEndpoint implements Endpoint {
   /**
    * The count-1 path of the plain calls and inject on a valid cell: the same checks in the same
    * order as {@link #submit}, on the single buffers directly, with the last region resolved (no
-   * element walks), then one element by its cell's mechanism.
+   * element walks), then one element by its cell's mechanism. Split in three small methods so that
+   * the JIT compiles the whole native path into the caller's call.
    *
    * @param flags 0 for the plain calls (their default completion flags), or FI_INJECT
    */
@@ -796,20 +797,9 @@ final class EngineEndpoint implements Endpoint {
     if (closed || !enabled) {
       return -FiErrno.EOPBADSTATE;
     }
-    AtomicFamily family = cell.family();
-    int size = cell.size();
-    boolean readsOperand = cell.op() != FiOp.ATOMIC_READ;
-    // the same buffer checks as LocalElements.check: Java reads operands and compare values (alive,
-    // this thread's to read), the transport writes results by address (also native, writable)
-    Thread caller = Thread.currentThread();
-    if (readsOperand && !LocalElements.readable(buf, size, caller)) {
-      return -FiErrno.EINVAL;
-    }
-    if (family != AtomicFamily.BASE && !LocalElements.writable(result, size, caller)) {
-      return -FiErrno.EINVAL;
-    }
-    if (family == AtomicFamily.COMPARE && !LocalElements.readable(compare, size, caller)) {
-      return -FiErrno.EINVAL;
+    int rc = checkOneBuffers(cell, buf, compare, result);
+    if (rc < 0) {
+      return rc;
     }
     TransportPeer peer = av.peer(destAddr);
     if (peer == null) {
@@ -823,13 +813,14 @@ final class EngineEndpoint implements Endpoint {
       return dispatcher.targets.lastError();
     }
     long offset = virtualAddressing ? addr - region.base() : addr;
-    int rc =
+    AtomicFamily family = cell.family();
+    rc =
         RemoteChecks.range(
             region,
             offset,
-            size,
+            cell.size(),
             cell.alignment(),
-            RemoteChecks.accessFor(family != AtomicFamily.BASE, !readsOperand));
+            RemoteChecks.accessFor(family != AtomicFamily.BASE, cell.op() == FiOp.ATOMIC_READ));
     if (rc < 0) {
       return rc;
     }
@@ -848,9 +839,50 @@ final class EngineEndpoint implements Endpoint {
     if (wantCompletion && !cq.reserve()) {
       return -FiErrno.EAGAIN;
     }
-    boolean reads = family != AtomicFamily.BASE;
-    CompletionCounter counter = reads ? readCounter : writeCounter;
-    long cqFlags = FiFlags.ATOMIC | (reads ? FiFlags.READ : FiFlags.WRITE);
+    rc = startOne(cell, peer, region, offset, locks, buf, compare, result, context, wantCompletion);
+    // an element done at once wrote its result during the post: the buffer stays reachable until
+    // here, so an automatic arena's memory cannot be freed under the transport's write
+    Reference.reachabilityFence(result);
+    return rc;
+  }
+
+  /**
+   * The same buffer checks as LocalElements.check: Java reads operands and compare values (alive,
+   * this thread's to read), the transport writes results by address (also native, writable).
+   */
+  private static int checkOneBuffers(
+      AtomicCell cell, MemorySegment buf, MemorySegment compare, MemorySegment result) {
+    AtomicFamily family = cell.family();
+    int size = cell.size();
+    Thread caller = Thread.currentThread();
+    if (cell.op() != FiOp.ATOMIC_READ && !LocalElements.readable(buf, size, caller)) {
+      return -FiErrno.EINVAL;
+    }
+    if (family != AtomicFamily.BASE && !LocalElements.writable(result, size, caller)) {
+      return -FiErrno.EINVAL;
+    }
+    if (family == AtomicFamily.COMPARE && !LocalElements.readable(compare, size, caller)) {
+      return -FiErrno.EINVAL;
+    }
+    return 0;
+  }
+
+  /**
+   * Starts the checked element, its completion reserved when {@code wantCompletion}, and reports
+   * it: at once when it is done, else through the slot it then opens.
+   */
+  private int startOne(
+      AtomicCell cell,
+      TransportPeer peer,
+      RemoteRegion region,
+      long offset,
+      RemoteRegion locks,
+      MemorySegment buf,
+      MemorySegment compare,
+      MemorySegment result,
+      Object context,
+      boolean wantCompletion) {
+    boolean reads = cell.family() != AtomicFamily.BASE;
     // the slot is opened only when the element goes pending (openAt copes with a completion that
     // came first on another thread); an element done at once writes its completion here and never
     // touches the slot table
@@ -862,6 +894,7 @@ final class EngineEndpoint implements Endpoint {
       return slot;
     }
     long start = counts.start();
+    int rc;
     try {
       rc =
           dispatcher.postOne(
@@ -884,36 +917,42 @@ final class EngineEndpoint implements Endpoint {
       }
       return rc;
     }
+    CompletionCounter counter = reads ? readCounter : writeCounter;
+    long cqFlags = FiFlags.ATOMIC | (reads ? FiFlags.READ : FiFlags.WRITE);
     if (rc == TransportPeer.PENDING) {
       counts.opened(slot, cell, 1, start);
       // the slot holds the result buffer until the element has written it
       pending.openAt(slot, context, cq, wantCompletion, counter, cqFlags, result);
-    } else {
-      counts.done(cell, start);
-      if (wantCompletion) {
-        cq.complete(context, cqFlags, 0);
-      }
-      if (counter != null) {
-        counter.increment();
-      }
-    }
-    if (rc == TransportPeer.PENDING) {
       domain.wakeProgress();
+      return 0;
     }
-    // an element done at once wrote its result during the post: the buffer stays reachable until
-    // here, so an automatic arena's memory cannot be freed under the transport's write
-    Reference.reachabilityFence(result);
+    counts.done(cell, start);
+    if (wantCompletion) {
+      cq.complete(context, cqFlags, 0);
+    }
+    if (counter != null) {
+      counter.increment();
+    }
     return 0;
   }
 
   /** Why {@link #lockRegion} returned null. */
   private int lockError;
 
+  /** The last lock region {@link #lockRegion} resolved, and its peer: one lookup per peer. */
+  private TransportPeer lastLocksPeer;
+
+  private RemoteRegion lastLocks;
+
   /**
    * The lock region of the peer at {@code destAddr}, resolved once per peer (it lives as long as
    * its domain); null with {@link #lockError} set when the peer does not answer.
    */
   private RemoteRegion lockRegion(TransportPeer peer, long destAddr) {
+    RemoteRegion last = lastLocks;
+    if (peer == lastLocksPeer && last != null && !last.revoked()) {
+      return last;
+    }
     long lockKey = av.lockKey(destAddr);
     RemoteRegion locks = peer.cached(lockKey);
     if (locks == null || locks.revoked()) {
@@ -923,6 +962,10 @@ final class EngineEndpoint implements Endpoint {
         return null;
       }
       locks = peer.cached(lockKey);
+    }
+    if (locks != null) {
+      lastLocksPeer = peer;
+      lastLocks = locks;
     }
     return locks;
   }

@@ -81,12 +81,26 @@ final class MappedAtomics {
 
   /** The lock's read of an element it holds: a plain copy, as UCX's shared-memory get is. */
   static void get(MemorySegment mapping, long offset, int length, long local) {
-    MemorySegment.copy(mapping, offset, UcpNative.ALL, local, length);
+    copy(mapping, offset, UcpNative.ALL, local, length);
   }
 
   /** The lock's write-back of an element it holds; visible to all once the release CAS follows. */
   static void put(MemorySegment mapping, long offset, int length, long local) {
-    MemorySegment.copy(UcpNative.ALL, local, mapping, offset, length);
+    copy(UcpNative.ALL, local, mapping, offset, length);
+  }
+
+  /**
+   * The lock's elements are whole words (16 or 32 bytes): a word at a time, as a bulk copy spends
+   * longer choosing how to copy than copying at these sizes.
+   */
+  private static void copy(MemorySegment src, long srcOff, MemorySegment dst, long dstOff, int n) {
+    if ((n & 7) != 0) {
+      MemorySegment.copy(src, srcOff, dst, dstOff, n);
+      return;
+    }
+    for (int i = 0; i < n; i += 8) {
+      dst.set(JAVA_LONG_UNALIGNED, dstOff + i, src.get(JAVA_LONG_UNALIGNED, srcOff + i));
+    }
   }
 
   /**
