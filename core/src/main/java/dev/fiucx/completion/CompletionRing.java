@@ -272,31 +272,29 @@ public final class CompletionRing implements CompletionQueue {
    * the poster.
    */
   public boolean reserve() {
-    switch (producers) {
-      case ONE_THREAD -> {
-        if (reserved >= capacity) {
-          return false;
-        }
-        reserved++;
-        return true;
+    // comparisons, not a switch: an enum switch reads a lookup table on every call
+    Producers p = producers;
+    if (p == Producers.ONE_THREAD) {
+      if (reserved >= capacity) {
+        return false;
       }
-      case ONE_POSTER -> {
-        if (outstanding() >= capacity) {
-          return false;
-        }
-        RESERVED.setRelease(this, reserved + 1);
-        return true;
+      reserved++;
+      return true;
+    }
+    if (p == Producers.ONE_POSTER) {
+      if (outstanding() >= capacity) {
+        return false;
       }
-      default -> {
-        while (true) {
-          long r = (long) RESERVED.getVolatile(this);
-          if (r >= capacity) {
-            return false;
-          }
-          if (RESERVED.compareAndSet(this, r, r + 1)) {
-            return true;
-          }
-        }
+      RESERVED.setRelease(this, reserved + 1);
+      return true;
+    }
+    while (true) {
+      long r = (long) RESERVED.getVolatile(this);
+      if (r >= capacity) {
+        return false;
+      }
+      if (RESERVED.compareAndSet(this, r, r + 1)) {
+        return true;
       }
     }
   }
@@ -398,10 +396,13 @@ public final class CompletionRing implements CompletionQueue {
       n += progressed.drain(entries, from + n, max - n);
     }
     if (n > 0) {
-      switch (producers) {
-        case ONE_THREAD -> reserved -= n;
-        case ONE_POSTER -> RELEASED.setRelease(this, released + n);
-        default -> RESERVED.getAndAdd(this, (long) -n);
+      Producers p = producers;
+      if (p == Producers.ONE_THREAD) {
+        reserved -= n;
+      } else if (p == Producers.ONE_POSTER) {
+        RELEASED.setRelease(this, released + n);
+      } else {
+        RESERVED.getAndAdd(this, (long) -n);
       }
     }
     return n;

@@ -98,8 +98,11 @@ public final class OperationCounts {
   }
 
   private void record(int cell, long start) {
+    if (start == 0) {
+      return; // not timed: no clock was read at the start
+    }
     LatencyRecorder r = recorder;
-    if (start != 0 && r != null) {
+    if (r != null) {
       r.record(cell, System.nanoTime() - start);
     }
   }

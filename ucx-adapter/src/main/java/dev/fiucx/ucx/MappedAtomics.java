@@ -41,6 +41,13 @@ final class MappedAtomics {
    * returns the old value (a 4-byte word zero-extended).
    */
   static long apply(MemorySegment mapping, long offset, int opcode, int size, long value) {
+    if (opcode == UCP_ATOMIC_OP_ADD && value == 0) {
+      // adding 0 (the CAS loop's and the remote lock's reads) changes nothing: an aligned load is
+      // the same atomic read without the LOCK prefix
+      return size == 8
+          ? (long) LONG.getVolatile(mapping, offset)
+          : (int) INT.getVolatile(mapping, offset) & 0xFFFF_FFFFL;
+    }
     if (size == 8) {
       return switch (opcode) {
         case UCP_ATOMIC_OP_ADD -> (long) LONG.getAndAdd(mapping, offset, value);
@@ -117,6 +124,18 @@ final class MappedAtomics {
         long mask = size == 8 ? -1L : 0xFFFF_FFFFL;
         long a = initial & mask;
         long b = operand & mask;
+        // the read (an ADD of 0) takes its own path
+        long whole = size == 8 ? a : a | 0xAAAA_AAAA_0000_0000L;
+        word.set(JAVA_LONG, 0, whole);
+        long read = apply(word, 0, UCP_ATOMIC_OP_ADD, size, 0);
+        if (read != a || word.get(JAVA_LONG, 0) != whole) {
+          return "CPU atomic read (ADD of 0) on "
+              + size
+              + " bytes fetched 0x"
+              + Long.toHexString(read)
+              + " and left 0x"
+              + Long.toHexString(word.get(JAVA_LONG, 0));
+        }
         for (int opcode :
             new int[] {
               UCP_ATOMIC_OP_ADD,
