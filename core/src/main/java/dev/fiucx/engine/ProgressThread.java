@@ -22,8 +22,16 @@ final class ProgressThread implements AutoCloseable {
   /** How long an idle thread keeps spinning after its last event before it may park. */
   static final long SPIN_BUDGET_NANOS = 200_000;
 
-  /** While readers progress by themselves the thread steps aside this long, then looks again. */
+  /**
+   * While readers progress by themselves the thread steps aside this long, then looks again; each
+   * look that finds them still at it doubles the step, up to {@link #LONGEST_ASSIST_WINDOW_NANOS}.
+   * Every wake-up takes a core from a spinning thread (on two cores: the reader's or a peer's), so
+   * a reader that polls for long is disturbed about once a millisecond, not every 50 us (measured
+   * over tcp, where a call takes 16-20 us: that was most of automatic progress's cost over manual).
+   */
   static final long ASSIST_WINDOW_NANOS = 50_000;
+
+  static final long LONGEST_ASSIST_WINDOW_NANOS = 1_000_000;
 
   /** How many times readers progressed by themselves so far (racy: only its changes matter). */
   interface Assists {
@@ -81,13 +89,16 @@ final class ProgressThread implements AutoCloseable {
     long park = FIRST_PARK_NANOS;
     int spins = 0;
     int assisted = assists.count();
+    long assistWindow = ASSIST_WINDOW_NANOS;
     while (running) {
       int seen = assists.count();
       if (seen != assisted) { // a reader progressed since the last look: it is polling
         assisted = seen;
-        LockSupport.parkNanos(ASSIST_WINDOW_NANOS);
+        LockSupport.parkNanos(assistWindow);
+        assistWindow = Math.min(LONGEST_ASSIST_WINDOW_NANOS, assistWindow * 2);
         continue;
       }
+      assistWindow = ASSIST_WINDOW_NANOS;
       if (progress.progress() > 0) {
         spins = 0;
         lastBusy = System.nanoTime();
