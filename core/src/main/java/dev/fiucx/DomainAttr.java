@@ -27,8 +27,9 @@ import java.util.function.Consumer;
  *   <tr><td>{@link #virtualAddressing}: peers pass virtual addresses, not offsets</td><td>-</td>
  *       <td>{@code fiucx.virtual_addressing}</td><td>false</td></tr>
  *   <tr><td>{@link #threading}: {@code endpoint} ({@code FI_THREAD_ENDPOINT}: a second thread in
- *       an endpoint's call gets {@code -FI_EBUSY}) or {@code safe} ({@code FI_THREAD_SAFE}: every
- *       call of the domain serialized by one lock)</td><td>{@code threading}</td><td>{@code
+ *       an endpoint's call gets {@code -FI_EBUSY}), {@code safe} ({@code FI_THREAD_SAFE}: every
+ *       call of the domain serialized by one lock) or {@code domain} ({@code FI_THREAD_DOMAIN}: the
+ *       application serializes every call of the domain; nothing is checked)</td><td>{@code threading}</td><td>{@code
  *       fiucx.threading}</td><td>endpoint</td></tr>
  *   <tr><td>{@link #lockLease}: how long a remote lock's turn may stay the same before a waiter
  *       takes it (every domain of a job must use the same)</td><td>{@code lock_lease_ms}</td><td>
@@ -74,10 +75,17 @@ public final class DomainAttr {
     /** {@code FI_THREAD_ENDPOINT}: one thread at a time per endpoint; another gets -FI_EBUSY. */
     ENDPOINT,
     /** {@code FI_THREAD_SAFE}: every call of the domain serialized by one lock. */
-    SAFE
+    SAFE,
+    /**
+     * {@code FI_THREAD_DOMAIN}: the application serializes every call on the domain's objects
+     * (endpoints, completion queues, counters), so fiucx takes no guard at all: a second thread
+     * inside at the same time is not detected, and may corrupt the endpoint's state. What
+     * ucx_perftest's single-thread UCX mode is; it saves two compare-and-swaps per call and read.
+     */
+    DOMAIN
   }
 
-  /** The domain option of {@link #threading}: {@code endpoint} or {@code safe}. */
+  /** The domain option of {@link #threading}: {@code endpoint}, {@code safe} or {@code domain}. */
   public static final String THREADING_OPTION = "threading";
 
   /** The domain option of {@link #lockLease}, in milliseconds. */
@@ -422,7 +430,8 @@ public final class DomainAttr {
     return switch (v.toLowerCase(Locale.ROOT)) {
       case "endpoint" -> Threading.ENDPOINT;
       case "safe" -> Threading.SAFE;
-      default -> throw invalid(THREADING_OPTION, "must be endpoint or safe", v);
+      case "domain" -> Threading.DOMAIN;
+      default -> throw invalid(THREADING_OPTION, "must be endpoint, safe or domain", v);
     };
   }
 

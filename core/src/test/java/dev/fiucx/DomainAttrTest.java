@@ -76,7 +76,7 @@ class DomainAttrTest {
   void everyBadValueAndUnknownNameIsRefusedWithItsReason() {
     Map<String, String> bad =
         Map.of(
-            "threading", "threading must be endpoint or safe: both",
+            "threading", "threading must be endpoint, safe or domain: both",
             "lock_lease_ms", "lock_lease_ms must be a positive integer: both",
             "control_timeout_ms", "control_timeout_ms must be a positive integer: both",
             "peer_failure_detection", "peer_failure_detection must be on or off: both",

@@ -80,8 +80,9 @@ public final class EngineDomain implements Domain, TransportCompletions {
 
   /**
    * What every endpoint, CQ read and counter progress of this domain enters: a lock under {@code
-   * threading=safe}; under manual progress a refusing guard (its UCX worker and bookkeeping are one
-   * thread's); null under automatic progress, where each endpoint has its own refusing guard.
+   * threading=safe}; one that checks nothing under {@code threading=domain}; under manual progress
+   * a refusing guard (its UCX worker and bookkeeping are one thread's); null under automatic
+   * progress, where each endpoint has its own refusing guard.
    */
   private final CallGuard domainGuard;
 
@@ -128,9 +129,12 @@ public final class EngineDomain implements Domain, TransportCompletions {
       errors.setHandler(attr.errorHandler()); // before anything that may catch runs
     }
     this.domainGuard =
-        attr.threading() == DomainAttr.Threading.SAFE
-            ? CallGuard.serializing()
-            : attr.progress() == DomainAttr.Progress.MANUAL ? CallGuard.refusing() : null;
+        switch (attr.threading()) {
+          case SAFE -> CallGuard.serializing();
+          case DOMAIN -> CallGuard.trusting();
+          case ENDPOINT ->
+              attr.progress() == DomainAttr.Progress.MANUAL ? CallGuard.refusing() : null;
+        };
     this.lockLeaseNanos = attr.lockLease().toNanos();
     this.emulationCounters = new EmulationCounters(attr.progress() == DomainAttr.Progress.AUTO);
     this.transport = openTransport.apply(this);
@@ -348,9 +352,11 @@ public final class EngineDomain implements Domain, TransportCompletions {
     facts.put("errors", "caught and survived: " + errors.summary());
     facts.put(
         "threading",
-        domainGuard != null && domainGuard.serializes()
-            ? "safe (every call serialized by the domain's lock)"
-            : "endpoint (one thread at a time per endpoint; another gets FI_EBUSY)");
+        switch (attr.threading()) {
+          case SAFE -> "safe (every call serialized by the domain's lock)";
+          case DOMAIN -> "domain (the application serializes every call; nothing is checked)";
+          case ENDPOINT -> "endpoint (one thread at a time per endpoint; another gets FI_EBUSY)";
+        });
     facts.put(
         "remote locks",
         LockWords.STRIPES

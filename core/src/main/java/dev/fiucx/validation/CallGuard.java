@@ -27,25 +27,37 @@ public final class CallGuard {
     }
   }
 
-  /** Null for a refusing guard. */
+  /** Null for a refusing or trusting guard. */
   private final ReentrantLock lock;
+
+  /** Whether the application serializes the calls ({@code FI_THREAD_DOMAIN}): nothing to check. */
+  private final boolean trusting;
 
   /** Refusing guard: 1 while a thread is inside. */
   @SuppressWarnings("unused")
   private volatile int busy;
 
-  private CallGuard(ReentrantLock lock) {
+  private CallGuard(ReentrantLock lock, boolean trusting) {
     this.lock = lock;
+    this.trusting = trusting;
   }
 
   /** One thread inside at a time; another is refused with {@code -FI_EBUSY}. */
   public static CallGuard refusing() {
-    return new CallGuard(null);
+    return new CallGuard(null, false);
   }
 
   /** One thread inside at a time; another waits. */
   public static CallGuard serializing() {
-    return new CallGuard(new ReentrantLock());
+    return new CallGuard(new ReentrantLock(), false);
+  }
+
+  /**
+   * Lets every thread in without looking ({@code FI_THREAD_DOMAIN}: the application promises one
+   * thread at a time in the whole domain, and a second one at once is not detected).
+   */
+  public static CallGuard trusting() {
+    return new CallGuard(null, true);
   }
 
   /** Whether a second thread waits instead of being refused. */
@@ -62,19 +74,22 @@ public final class CallGuard {
       lock.lock();
       return 0;
     }
+    if (trusting) {
+      return 0;
+    }
     return BUSY.compareAndSet(this, 0, 1) ? 0 : -FiErrno.EBUSY;
   }
 
   /** Enters when nobody is inside, without waiting; true when the caller must {@link #exit}. */
   public boolean tryEnter() {
-    return lock != null ? lock.tryLock() : BUSY.compareAndSet(this, 0, 1);
+    return lock != null ? lock.tryLock() : trusting || BUSY.compareAndSet(this, 0, 1);
   }
 
   /** Leaves after a successful {@link #enter} or {@link #tryEnter}. */
   public void exit() {
     if (lock != null) {
       lock.unlock();
-    } else {
+    } else if (!trusting) {
       BUSY.setRelease(this, 0);
     }
   }

@@ -15,6 +15,24 @@ class CallGuardTest {
   }
 
   @Test
+  void aTrustingGuardLetsEveryThreadInWithoutLooking() throws Exception {
+    // FI_THREAD_DOMAIN: the application serializes; a second thread at once is let in, not refused
+    CallGuard g = CallGuard.trusting();
+    assertFalse(g.serializes());
+    assertEquals(0, g.enter());
+    assertEquals(
+        0,
+        onAnotherThread(
+            () -> {
+              int rc = g.enter();
+              g.exit();
+              return rc;
+            }));
+    assertEquals(1, onAnotherThread(() -> g.tryEnter() ? 1 : 0));
+    g.exit();
+  }
+
+  @Test
   void aRefusingGuardRefusesASecondThreadWhileTheFirstIsInside() throws Exception {
     CallGuard g = CallGuard.refusing();
     assertFalse(g.serializes());

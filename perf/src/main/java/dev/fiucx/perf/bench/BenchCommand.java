@@ -124,6 +124,15 @@ public final class BenchCommand implements Callable<Integer> {
       description = "on or off: the domain option direct_path (default: the provider's)")
   String directPath;
 
+  @Option(
+      names = "--threading",
+      paramLabel = "endpoint|safe|domain",
+      description =
+          "the initiator domain's threading: endpoint (FI_THREAD_ENDPOINT, the default), safe"
+              + " (FI_THREAD_SAFE) or domain (FI_THREAD_DOMAIN: nothing checked, as"
+              + " ucx_perftest's single-thread UCX; each thread gets a domain of its own)")
+  String threading;
+
   @Option(names = "--server", description = "be the target: serve one client, then exit")
   boolean server;
 
@@ -343,6 +352,18 @@ public final class BenchCommand implements Callable<Integer> {
         throw new BenchUsageException("--direct-path is on or off, not '" + directPath + "'");
       }
     }
+    DomainAttr.Threading model = null;
+    if (threading != null) {
+      model =
+          switch (threading.trim().toLowerCase(Locale.ROOT)) {
+            case "endpoint" -> DomainAttr.Threading.ENDPOINT;
+            case "safe" -> DomainAttr.Threading.SAFE;
+            case "domain" -> DomainAttr.Threading.DOMAIN;
+            default ->
+                throw new BenchUsageException(
+                    "--threading is endpoint, safe or domain, not '" + threading + "'");
+          };
+    }
     if (transport.isBlank()) {
       throw new BenchUsageException("--transport is empty");
     }
@@ -358,7 +379,8 @@ public final class BenchCommand implements Callable<Integer> {
         transport.trim(),
         p,
         duration,
-        direct);
+        direct,
+        model);
   }
 
   private BenchOutputs outputs(BenchConfig cfg) {

@@ -6,6 +6,7 @@ import dev.fiucx.FiDatatype;
 import dev.fiucx.FiOp;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -17,6 +18,7 @@ import java.util.Map;
  * @param duration run for this long instead of {@code iterations}, or null
  * @param transport {@code shm}, {@code tcp} or a UCX_TLS list, as the domain takes it
  * @param directPath {@code "on"}, {@code "off"}, or null to leave the provider's default
+ * @param threading the domain's threading model, or null for the default ({@code endpoint})
  */
 record BenchConfig(
     AtomicFamily family,
@@ -30,7 +32,8 @@ record BenchConfig(
     String transport,
     DomainAttr.Progress progress,
     Duration duration,
-    String directPath) {
+    String directPath,
+    DomainAttr.Threading threading) {
 
   /** The domain option that turns the mapped direct path on or off. */
   static final String DIRECT_PATH_OPTION = DomainAttr.DIRECT_PATH_OPTION;
@@ -49,7 +52,8 @@ record BenchConfig(
         transport,
         progress,
         duration,
-        directPath);
+        directPath,
+        threading);
   }
 
   /** The same run over another transport (a serve's, when none was asked for). */
@@ -66,14 +70,18 @@ record BenchConfig(
         t,
         progress,
         duration,
-        directPath);
+        directPath,
+        threading);
   }
 
-  /** The initiator's domain attributes: transport, progress, and the direct-path option if set. */
+  /** The initiator's domain attributes: transport, progress, and the options that were set. */
   DomainAttr domainAttr() {
     Map<String, String> options = new LinkedHashMap<>();
     if (directPath != null) {
       options.put(DIRECT_PATH_OPTION, directPath);
+    }
+    if (threading != null) {
+      options.put(DomainAttr.THREADING_OPTION, threading.name().toLowerCase(Locale.ROOT));
     }
     return new DomainAttr(transport, progress, false, options);
   }

@@ -49,12 +49,13 @@ final class BenchHeader {
             ? "mapped: CPU atomics on the target's region, mapped into this process"
             : facts.path() + ": every atomic through UCX");
     out.printf(
-        "  %-10s %s, UCX_TLS %s, atomic mode %s, progress %s%s%n",
+        "  %-10s %s, UCX_TLS %s, atomic mode %s, progress %s, threading %s%s%n",
         "ucx",
         facts.ucxVersion(),
         facts.ucxTls(),
         facts.domain().getOrDefault("ucx.atomic_mode", "?"),
         cfg.progress().name().toLowerCase(Locale.ROOT),
+        cfg.domainAttr().threading().name().toLowerCase(Locale.ROOT),
         cfg.directPath() == null ? "" : ", direct_path " + cfg.directPath());
     // one line per lane: UCX describes each with its transport, device and what it carries
     facts.lanes().values().stream()

@@ -58,7 +58,11 @@ final class BenchInitiator implements AutoCloseable {
     queues = new CompletionQueue[threads];
     peers = new long[threads];
     domainOf = new int[threads];
-    boolean shared = cfg.progress() == DomainAttr.Progress.AUTO;
+    // automatic progress shares one domain among the threads, unless the application promised
+    // to serialize every call of a domain (threading=domain): then each thread has its own
+    boolean shared =
+        cfg.progress() == DomainAttr.Progress.AUTO
+            && cfg.threading() != DomainAttr.Threading.DOMAIN;
     try {
       for (int t = 0; t < threads; t++) {
         if (t == 0 || !shared) {

@@ -95,7 +95,9 @@ class BenchOptionsTest {
                 "--duration",
                 "1.5s",
                 "--direct-path",
-                "off")
+                "off",
+                "--threading",
+                "domain")
             .config();
     assertEquals(AtomicFamily.BASE, cfg.family());
     assertEquals(FiOp.BOR, cfg.op());
@@ -110,6 +112,7 @@ class BenchOptionsTest {
     assertEquals(Duration.ofMillis(1500), cfg.duration());
     // the engine reads it; a provider that does not know it ignores it
     assertEquals("off", cfg.domainAttr().options().get("direct_path"));
+    assertEquals(DomainAttr.Threading.DOMAIN, cfg.domainAttr().threading());
     assertEquals(64, cfg.threadStride());
     assertEquals(128, cfg.regionBytes());
   }
@@ -135,6 +138,7 @@ class BenchOptionsTest {
         "-w -5",
         "--progress fast",
         "--direct-path maybe",
+        "--threading fid",
         "--duration soon",
         "--connect nohost",
         "--connect host:99999",

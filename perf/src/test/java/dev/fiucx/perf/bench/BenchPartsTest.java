@@ -96,6 +96,7 @@ class BenchPartsTest {
             "shm",
             DomainAttr.Progress.AUTO,
             null,
+            null,
             null);
     byte[] region = new byte[(int) cfg.regionBytes()];
     region[0] = 5;

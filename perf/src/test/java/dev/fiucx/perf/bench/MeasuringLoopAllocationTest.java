@@ -44,6 +44,7 @@ class MeasuringLoopAllocationTest {
             transport,
             DomainAttr.Progress.MANUAL,
             null,
+            null,
             null);
     try (Domain target =
             Fabric.openDomain(

@@ -143,6 +143,93 @@ class EndpointThreadingTest {
   }
 
   /**
+   * {@code threading=domain} ({@code FI_THREAD_DOMAIN}): the application serializes every call
+   * (here with a lock of its own around each call and read), fiucx checks nothing, and threads that
+   * take turns get every completion with its own context and every ticket exactly once.
+   */
+  @ParameterizedTest(name = "{0}, {1} progress")
+  @CsvSource({"shm, AUTO", "shm, MANUAL", "tcp, AUTO", "tcp, MANUAL"})
+  void threadsTakingTurnsOnADomainThreadedEndpointGetEveryTicketOnce(
+      String transport, DomainAttr.Progress progress) throws Exception {
+    try (Target target = Target.open(transport);
+        Initiator ini =
+            new Initiator(
+                "ucx", new DomainAttr(transport, progress, false, Map.of("threading", "domain")));
+        Arena arena = Arena.ofShared()) {
+      long peer = ini.av.insert(target.address());
+      long key = target.region().key();
+      MemorySegment one = arena.allocate(8, 8);
+      one.set(ValueLayout.JAVA_LONG, 0, 1);
+      MemorySegment results = arena.allocate((long) THREADS * CALLS * 8, 8);
+      Set<Object> completed = ConcurrentHashMap.newKeySet();
+      List<String> problems = new CopyOnWriteArrayList<>();
+      java.util.concurrent.locks.ReentrantLock application =
+          new java.util.concurrent.locks.ReentrantLock();
+      Thread[] threads = new Thread[THREADS];
+      for (int t = 0; t < THREADS; t++) {
+        int thread = t;
+        threads[t] =
+            new Thread(
+                () -> {
+                  CqEntry[] entries = entries(8);
+                  for (int i = 0; i < CALLS; i++) {
+                    int slot = thread * CALLS + i;
+                    int rc = -FiErrno.EAGAIN;
+                    while (rc == -FiErrno.EAGAIN) {
+                      application.lock();
+                      try {
+                        rc =
+                            ini.ep.fetchAtomic(
+                                one,
+                                1,
+                                null,
+                                results.asSlice(slot * 8L, 8),
+                                null,
+                                peer,
+                                0,
+                                key,
+                                FiDatatype.UINT64,
+                                FiOp.SUM,
+                                slot);
+                        drain(ini.cq, entries, completed, problems);
+                      } finally {
+                        application.unlock();
+                      }
+                    }
+                    if (rc != 0) {
+                      problems.add("call " + slot + ": " + FiErrno.errorString(rc));
+                    }
+                  }
+                },
+                "domain-" + t);
+        threads[t].start();
+      }
+      for (Thread t : threads) {
+        t.join();
+      }
+      CqEntry[] entries = entries(8);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (completed.size() < THREADS * CALLS && System.nanoTime() < deadline) {
+        drain(ini.cq, entries, completed, problems);
+      }
+      assertEquals(List.of(), problems);
+      assertEquals(THREADS * CALLS, completed.size(), "completions, each with its own context");
+      long[] fetched = new long[THREADS * CALLS];
+      for (int i = 0; i < fetched.length; i++) {
+        fetched[i] = results.getAtIndex(ValueLayout.JAVA_LONG, i);
+      }
+      Arrays.sort(fetched);
+      for (int i = 0; i < fetched.length; i++) {
+        assertEquals(i, fetched[i], "every value of the element fetched once");
+      }
+      assertEquals(THREADS * CALLS, target.value());
+      assertTrue(
+          ini.domain.describe().get("threading").startsWith("domain"),
+          ini.domain.describe().get("threading"));
+    }
+  }
+
+  /**
    * Two threads each post and read on one manual-progress domain (whose UCX worker is one
    * thread's): every call and read is taken or refused with {@code -FI_EBUSY} (or finds the queue
    * full or empty), never anything else, and what was taken completes exactly.
