@@ -27,8 +27,11 @@ public final class UcxProvider implements AtomicProvider {
   @Override
   @SuppressWarnings("restricted")
   public String unavailabilityCause() {
-    if (!UcxProvider.class.getModule().isNativeAccessEnabled()) {
-      return "native access is off: run java with --enable-native-access=ALL-UNNAMED";
+    Module module = UcxProvider.class.getModule();
+    if (!module.isNativeAccessEnabled()) {
+      // on the module path this module (and jucx) need it, on the class path every class does
+      return "native access is off: run java with --enable-native-access="
+          + (module.isNamed() ? module.getName() + ",jucx" : "ALL-UNNAMED");
     }
     try (Arena arena = Arena.ofConfined()) {
       SymbolLookup.libraryLookup("libucp.so.0", arena);

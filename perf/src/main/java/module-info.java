@@ -1,0 +1,35 @@
+/**
+ * The {@code fiucx} command line ({@code cli}), bench ({@code bench}) and the JMH microbenchmarks
+ * ({@code jmh}). It exports nothing. It finds the ucx provider as a service, so the launcher puts
+ * {@code dev.fiucx.ucx} on the module path and grants it native access.
+ */
+// "requires-automatic": HdrHistogram, XChart and JMH have neither a module descriptor nor an
+// Automatic-Module-Name; their names come from the jar names Maven gives them (artifactId-version)
+@SuppressWarnings("requires-automatic")
+module dev.fiucx.perf {
+  requires dev.fiucx;
+  requires dev.fiucx.conformance;
+  requires micrometer.core;
+  requires micrometer.registry.prometheus;
+  requires info.picocli;
+  requires com.fasterxml.jackson.databind;
+  requires HdrHistogram;
+  requires xchart;
+  requires jmh.core;
+  // bench's /metrics endpoint
+  requires jdk.httpserver;
+  // serve's and soak's SIGTERM and SIGINT handlers (sun.misc.Signal)
+  requires jdk.unsupported;
+  // the JMH allocation profiler reads the worker thread's allocated bytes (com.sun.management)
+  requires jdk.management;
+  // bench's plots (XChart draws with AWT)
+  requires java.desktop;
+
+  // picocli reads and sets the commands' annotated fields by reflection
+  // Jackson writes info's rows (CapabilityRow) by reflection
+  opens dev.fiucx.perf.cli to
+      info.picocli,
+      com.fasterxml.jackson.databind;
+  opens dev.fiucx.perf.bench to
+      info.picocli;
+}
