@@ -29,9 +29,12 @@ public final class UcxProvider implements AtomicProvider {
   public String unavailabilityCause() {
     Module module = UcxProvider.class.getModule();
     if (!module.isNativeAccessEnabled()) {
-      // on the module path this module (and jucx) need it, on the class path every class does
+      // on the module path core (its emulation reads results by address), this module and jucx
+      // (JNI) need it; on the class path every class does
       return "native access is off: run java with --enable-native-access="
-          + (module.isNamed() ? module.getName() + ",jucx" : "ALL-UNNAMED");
+          + (module.isNamed()
+              ? Domain.class.getModule().getName() + "," + module.getName() + ",jucx"
+              : "ALL-UNNAMED");
     }
     try (Arena arena = Arena.ofConfined()) {
       SymbolLookup.libraryLookup("libucp.so.0", arena);
