@@ -9,6 +9,9 @@
 module dev.fiucx.perf {
   requires dev.fiucx;
   requires dev.fiucx.conformance;
+  // the provider the command line runs, found as a service; required so that it is always
+  // resolved, also where nothing binds services (jlink, a test's module path)
+  requires dev.fiucx.ucx;
   requires micrometer.core;
   requires micrometer.registry.prometheus;
   requires info.picocli;

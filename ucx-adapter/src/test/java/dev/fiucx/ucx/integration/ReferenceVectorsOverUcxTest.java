@@ -43,7 +43,9 @@ class ReferenceVectorsOverUcxTest {
       // by the class loader: Class.getResourceAsStream of a class in a named module (this test,
       // patched into dev.fiucx.ucx) looks in that module only, and the jar is on the class path
       try (var in =
-          ReferenceVectorsOverUcxTest.class.getClassLoader().getResourceAsStream("vectors/" + name)) {
+          ReferenceVectorsOverUcxTest.class
+              .getClassLoader()
+              .getResourceAsStream("vectors/" + name)) {
         if (in == null) {
           throw new java.io.FileNotFoundException(
               "/vectors/" + name + " (the conformance test jar)");
