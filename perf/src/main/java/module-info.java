@@ -35,4 +35,10 @@ module dev.fiucx.perf {
       com.fasterxml.jackson.databind;
   opens dev.fiucx.perf.bench to
       info.picocli;
+  // JMH makes the profiler, the states and the generated harness by reflection, when it runs
+  // them in this JVM (the JMH harness test; `fiucx jmh` runs on the class path)
+  opens dev.fiucx.perf.jmh to
+      jmh.core;
+  opens dev.fiucx.perf.jmh.jmh_generated to
+      jmh.core;
 }
