@@ -4,7 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fiucx.conformance.remote.JavaCommand;
+import dev.fiucx.perf.cli.FiucxCli;
 import java.lang.module.ModuleDescriptor;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -78,7 +81,7 @@ class ModuleBoundariesTest {
     assertEquals(1, ucx.provides().size());
     ModuleDescriptor.Provides provides = ucx.provides().iterator().next();
     assertEquals("dev.fiucx.spi.AtomicProvider", provides.service());
-    assertEquals(java.util.List.of("dev.fiucx.ucx.UcxProvider"), provides.providers());
+    assertEquals(List.of("dev.fiucx.ucx.UcxProvider"), provides.providers());
   }
 
   @Test
@@ -113,6 +116,20 @@ class ModuleBoundariesTest {
                 "dev.fiucx.perf.jmh", Set.of("jmh.core"),
                 "dev.fiucx.perf.jmh.jmh_generated", Set.of("jmh.core"))),
         opens(perf));
+  }
+
+  @Test
+  void childJvmsRunTheirMainClassInItsModuleWithThisJvmsModuleOptions() {
+    List<String> cmd = JavaCommand.of(List.of(), FiucxCli.class, "info");
+    assertEquals("dev.fiucx.perf/dev.fiucx.perf.cli.FiucxCli", cmd.get(cmd.indexOf("-m") + 1));
+    assertEquals("info", cmd.getLast());
+    // what this module's pom grants the test JVM (fiucx.test.argLine), by module
+    assertTrue(
+        cmd.contains("--enable-native-access=dev.fiucx,dev.fiucx.ucx,jucx,dev.fiucx.perf"),
+        cmd.toString());
+    assertTrue(cmd.stream().anyMatch(a -> a.startsWith("--module-path=")), cmd.toString());
+    assertTrue(
+        cmd.stream().anyMatch(a -> a.startsWith("--patch-module=dev.fiucx.perf=")), cmd.toString());
   }
 
   @Test
