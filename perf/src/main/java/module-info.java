@@ -1,7 +1,8 @@
 /**
  * The {@code fiucx} command line ({@code cli}), bench ({@code bench}) and the JMH microbenchmarks
- * ({@code jmh}). It exports nothing. It finds the ucx provider as a service, so the launcher puts
- * {@code dev.fiucx.ucx} on the module path and grants it native access.
+ * ({@code jmh}). It exports nothing. It runs the ucx provider, found as a service; the launcher
+ * grants native access to the modules that call native code ({@code
+ * --enable-native-access=dev.fiucx,dev.fiucx.ucx,jucx}).
  */
 // "requires-automatic": HdrHistogram, XChart and JMH have neither a module descriptor nor an
 // Automatic-Module-Name; their names come from the jar names Maven gives them (artifactId-version)
@@ -28,8 +29,8 @@ module dev.fiucx.perf {
   // bench's plots (XChart draws with AWT)
   requires java.desktop;
 
-  // picocli reads and sets the commands' annotated fields by reflection
-  // Jackson writes info's rows (CapabilityRow) by reflection
+  // picocli reads and sets the commands' annotated fields by reflection, and Jackson writes info's
+  // rows (CapabilityRow) by reflection
   opens dev.fiucx.perf.cli to
       info.picocli,
       com.fasterxml.jackson.databind;
