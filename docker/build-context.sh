@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prepares the fiucx image's build context: the jars of the command line's runtime class path (the
+# Prepares the fiucx image's build context: the jars of the command line's module path (the
 # fiucx modules' class directories jarred when the build has not packaged them), a Java runtime
 # made with jlink from the JDK that built them holding only the modules fiucx needs, and the
 # launcher. Then: docker build --network host -f docker/Dockerfile -t fiucx CONTEXT
@@ -34,11 +34,14 @@ for entry in "${entries[@]}"; do
   fi
 done
 
-# jdeps finds what the code names (java.desktop for the plots, jdk.httpserver for /metrics,
-# jdk.management, jdk.unsupported, ...); java.management is named too because Micrometer's JVM
-# binders reach some of it only by reflection. Missing optional dependencies of the libraries
-# (xchart's PDF and SVG back ends, ...) are never loaded.
-modules="$("$jdk/bin/jdeps" --ignore-missing-deps --multi-release 25 --print-module-deps "$context"/lib/*.jar)"
+# The jars run on the module path (fiucx's modules are explicit, the libraries without a descriptor
+# automatic), so jlink links the JDK's modules only: jdeps finds those the module graph names
+# (java.desktop for the plots, jdk.httpserver for /metrics, jdk.management, jdk.unsupported, ...);
+# java.management is named too because Micrometer's JVM binders reach some of it only by
+# reflection. Missing optional dependencies of the libraries (xchart's PDF and SVG back ends, ...)
+# are never loaded.
+modules="$("$jdk/bin/jdeps" --module-path "$context/lib" --add-modules ALL-MODULE-PATH \
+  --ignore-missing-deps --multi-release 25 --print-module-deps)"
 "$jdk/bin/jlink" --add-modules "$modules,java.management" --strip-debug --no-man-pages \
   --no-header-files --compress=zip-6 --output "$context/runtime"
 

@@ -14,6 +14,9 @@ public final class CqEntry {
   /** Bytes of target data the operation covered. */
   public long len;
 
+  /** An empty entry for a completion queue to fill. */
+  public CqEntry() {}
+
   @Override
   public String toString() {
     return "CqEntry[context="

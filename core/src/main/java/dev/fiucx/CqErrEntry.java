@@ -15,6 +15,9 @@ public final class CqErrEntry {
   /** Human-readable cause. */
   public String errData;
 
+  /** An empty entry for a completion queue to fill. */
+  public CqErrEntry() {}
+
   @Override
   public String toString() {
     return "CqErrEntry[context="

@@ -70,6 +70,9 @@ import java.util.function.ToLongFunction;
  * minimumExpectedValue}/{@code maximumExpectedValue} in a {@code MeterFilter}). The error series, 2
  * x the errnos of {@link FiErrno} (57 today), exist from the start.
  */
+// "exports": Micrometer is an optional dependency of core (requires static); whoever binds these
+// metrics has Micrometer and requires it
+@SuppressWarnings("exports")
 public final class FiucxMetrics implements MeterBinder, AutoCloseable {
   private final EngineDomain domain;
   private final Tags common;

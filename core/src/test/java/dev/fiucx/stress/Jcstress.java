@@ -1,6 +1,7 @@
 package dev.fiucx.stress;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -15,10 +16,11 @@ import java.util.regex.Pattern;
 
 /**
  * Runs jcstress tests (classes annotated {@code @JCStressTest}, named {@code *Stress}, beside the
- * structure they stress) in a child JVM on this test class path, and fails unless every selected
- * test ran and none saw a forbidden outcome or an error. jcstress runs each actor on its own thread
- * millions of times with the JIT's and the hardware's reorderings, so a missing fence or a lost
- * claim shows up as an outcome the test forbids.
+ * structure they stress) in a child JVM on the class path (jcstress forks its own JVMs by class
+ * path: the module path of the test JVM joins it), and fails unless every selected test ran and
+ * none saw a forbidden outcome or an error. jcstress runs each actor on its own thread millions of
+ * times with the JIT's and the hardware's reorderings, so a missing fence or a lost claim shows up
+ * as an outcome the test forbids.
  */
 public final class Jcstress {
   /**
@@ -37,6 +39,17 @@ public final class Jcstress {
   private Jcstress() {}
 
   /**
+   * This JVM's class path and module path as one class path: under surefire the module under test
+   * is on the module path (its test classes patched in) and its tests' own dependencies on the
+   * class path.
+   */
+  private static String classPath() {
+    String modulePath = System.getProperty("jdk.module.path", "");
+    String classPath = System.getProperty("java.class.path", "");
+    return modulePath.isEmpty() ? classPath : classPath + java.io.File.pathSeparator + modulePath;
+  }
+
+  /**
    * Runs the stress tests whose class names match {@code testRegex} and checks the report.
    *
    * @param expectedTests how many tests (classes with one {@code @JCStressTest} each) must match
@@ -47,7 +60,7 @@ public final class Jcstress {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
+    command.add(classPath());
     command.add("org.openjdk.jcstress.Main");
     command.addAll(List.of("-t", testRegex, "-r", results.toString(), "-c", "2", "-f", "1"));
     command.addAll(BUDGET);
@@ -60,6 +73,8 @@ public final class Jcstress {
     assertTrue(tail.startsWith("RUN RESULTS"), "no jcstress report:\n" + out);
     assertTrue(tail.contains("Failed tests: No matches."), "forbidden outcomes:\n" + tail);
     assertTrue(tail.contains("Error tests: No matches."), "tests in error:\n" + tail);
+    // a test whose classes do not load is skipped, not failed, and still counts as matching
+    assertFalse(out.contains("sanity check failed"), "tests skipped:\n" + out);
     Matcher m = MATCHING.matcher(tail);
     assertTrue(m.find(), "no passing tests:\n" + tail);
     assertEquals(expectedTests, Integer.parseInt(m.group(1)), "tests run:\n" + tail);

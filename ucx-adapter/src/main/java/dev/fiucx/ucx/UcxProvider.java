@@ -27,8 +27,14 @@ public final class UcxProvider implements AtomicProvider {
   @Override
   @SuppressWarnings("restricted")
   public String unavailabilityCause() {
-    if (!UcxProvider.class.getModule().isNativeAccessEnabled()) {
-      return "native access is off: run java with --enable-native-access=ALL-UNNAMED";
+    Module module = UcxProvider.class.getModule();
+    if (!module.isNativeAccessEnabled()) {
+      // on the module path core (its emulation reads results by address), this module and jucx
+      // (JNI) need it; on the class path every class does
+      return "native access is off: run java with --enable-native-access="
+          + (module.isNamed()
+              ? Domain.class.getModule().getName() + "," + module.getName() + ",jucx"
+              : "ALL-UNNAMED");
     }
     try (Arena arena = Arena.ofConfined()) {
       SymbolLookup.libraryLookup("libucp.so.0", arena);

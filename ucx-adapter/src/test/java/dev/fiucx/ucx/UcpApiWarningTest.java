@@ -7,8 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.fiucx.Domain;
 import dev.fiucx.DomainAttr;
 import dev.fiucx.Fabric;
+import dev.fiucx.conformance.remote.JavaCommand;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -42,13 +43,7 @@ class UcpApiWarningTest {
   }
 
   private static String stderrOfOpening(String ucxLogLevel) throws Exception {
-    ProcessBuilder pb =
-        new ProcessBuilder(
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "--enable-native-access=ALL-UNNAMED",
-            "-cp",
-            System.getProperty("java.class.path"),
-            OpeningProcess.class.getName());
+    ProcessBuilder pb = new ProcessBuilder(JavaCommand.of(List.of(), OpeningProcess.class));
     pb.environment().remove("UCX_LOG_LEVEL");
     if (ucxLogLevel != null) {
       pb.environment().put("UCX_LOG_LEVEL", ucxLogLevel);

@@ -3,6 +3,7 @@ package dev.fiucx.ucx;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fiucx.conformance.remote.JavaCommand;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -35,13 +36,7 @@ class UcxKilledAllocationTest {
     Set<String> before = shmNames();
     Process child =
         new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED",
-                "-cp",
-                System.getProperty("java.class.path"),
-                AllocatingProcess.class.getName(),
-                tls,
-                Long.toString(SIZE))
+                JavaCommand.of(List.of(), AllocatingProcess.class, tls, Long.toString(SIZE)))
             .redirectError(ProcessBuilder.Redirect.DISCARD)
             .start();
     List<String> leftBehind = new ArrayList<>();

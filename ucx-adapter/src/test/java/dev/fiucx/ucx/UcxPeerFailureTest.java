@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fiucx.FiErrno;
+import dev.fiucx.conformance.remote.JavaCommand;
 import dev.fiucx.spi.ProcessIdentity;
 import dev.fiucx.spi.RemoteAtomicOp;
 import dev.fiucx.spi.RemoteRegion;
@@ -35,13 +36,7 @@ class UcxPeerFailureTest {
   @Test
   void aPeerThatDiesFailsItsPendingOperationAndLaterPosts() throws Exception {
     Process child =
-        new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED",
-                "-cp",
-                System.getProperty("java.class.path"),
-                PeerProcess.class.getName(),
-                "tcp")
+        new ProcessBuilder(JavaCommand.of(List.of(), PeerProcess.class, "tcp"))
             .redirectError(ProcessBuilder.Redirect.DISCARD)
             .start();
     RecordingCompletions completions = new RecordingCompletions();
@@ -218,13 +213,7 @@ class UcxPeerFailureTest {
 
   private static Process start(String transports, Memory memory) throws Exception {
     return new ProcessBuilder(
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "--enable-native-access=ALL-UNNAMED",
-            "-cp",
-            System.getProperty("java.class.path"),
-            PeerProcess.class.getName(),
-            transports,
-            memory.name())
+            JavaCommand.of(List.of(), PeerProcess.class, transports, memory.name()))
         .redirectError(ProcessBuilder.Redirect.DISCARD)
         .start();
   }

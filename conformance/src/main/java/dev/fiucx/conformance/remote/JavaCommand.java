@@ -1,10 +1,33 @@
 package dev.fiucx.conformance.remote;
 
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The command that runs a class's main in a new JVM like this one: same Java, same class path. */
+/**
+ * The command that runs a class's main in a new JVM like this one: same Java, same module path and
+ * module options (patched test classes, reads, exports, opens, native access), same class path. A
+ * class of a named module runs as {@code -m module/class}, so native access granted to modules by
+ * name reaches it; a class on the class path runs by its name.
+ */
 public final class JavaCommand {
+  /**
+   * The launcher options that shape the module graph, as the JVM reports them ({@code
+   * --name=value}, argument files expanded); the child gets every one of them.
+   */
+  private static final List<String> MODULE_OPTIONS =
+      List.of(
+          "--module-path=",
+          "--upgrade-module-path=",
+          "--patch-module=",
+          "--add-modules=",
+          "--limit-modules=",
+          "--add-reads=",
+          "--add-exports=",
+          "--add-opens=",
+          "--enable-native-access=",
+          "--illegal-native-access=");
+
   private JavaCommand() {}
 
   /**
@@ -13,12 +36,38 @@ public final class JavaCommand {
   public static List<String> of(List<String> prefix, Class<?> main, String... args) {
     List<String> cmd = new ArrayList<>(prefix);
     cmd.add(ProcessHandle.current().info().command().orElse("java"));
-    cmd.add("--enable-native-access=ALL-UNNAMED");
-    cmd.add("-cp");
-    cmd.add(System.getProperty("java.class.path"));
-    cmd.add(main.getName());
+    List<String> moduleOptions = moduleOptions();
+    if (moduleOptions.stream().noneMatch(o -> o.startsWith("--enable-native-access="))) {
+      // a JVM on the class path that was started without it (a build tool's, Spark's): the child
+      // calls UCX all the same
+      cmd.add("--enable-native-access=ALL-UNNAMED");
+    }
+    cmd.addAll(moduleOptions);
+    String classPath = System.getProperty("java.class.path", "");
+    if (!classPath.isEmpty()) {
+      cmd.add("-cp");
+      cmd.add(classPath);
+    }
+    Module module = main.getModule();
+    if (module.isNamed()) {
+      cmd.add("-m");
+      cmd.add(module.getName() + "/" + main.getName());
+    } else {
+      cmd.add(main.getName());
+    }
     cmd.addAll(List.of(args));
     return cmd;
+  }
+
+  /** This JVM's module options, in the order it was given them. */
+  static List<String> moduleOptions() {
+    List<String> options = new ArrayList<>();
+    for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+      if (MODULE_OPTIONS.stream().anyMatch(arg::startsWith)) {
+        options.add(arg);
+      }
+    }
+    return options;
   }
 
   /** Starts it with stdout and stderr inherited; UCX's log goes to stderr. */

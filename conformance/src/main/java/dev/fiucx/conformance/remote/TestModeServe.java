@@ -29,8 +29,11 @@ import java.util.Map;
  * tests need and a user's serve must not: registered (user) memory as well as allocated, and
  * closing or renewing a region while peers hold its key. The WELCOME follows: after a CLOSE it
  * lists no region, after a RENEW the new key.
+ *
+ * <p>Public for the tests of a provider that check the test mode itself; other tests start one in a
+ * process ({@link TargetProcess}) and drive it with {@link RemoteTarget}.
  */
-final class TestModeServe implements AutoCloseable {
+public final class TestModeServe implements AutoCloseable {
   /** The region's name in the WELCOME and in every message. */
   static final String REGION = "target";
 
@@ -57,7 +60,7 @@ final class TestModeServe implements AutoCloseable {
    *     this process's progress) instead of memory the provider allocated
    * @param access {@code FiFlags.REMOTE_READ} and/or {@code REMOTE_WRITE}
    */
-  TestModeServe(
+  public TestModeServe(
       String provider,
       String transport,
       long length,
@@ -88,7 +91,7 @@ final class TestModeServe implements AutoCloseable {
   }
 
   /** The bootstrap's address (its port is the one picked when 0 was asked for). */
-  InetSocketAddress address() {
+  public InetSocketAddress address() {
     return bootstrap.address();
   }
 

@@ -29,17 +29,22 @@ import java.nio.charset.StandardCharsets;
  *
  * All big-endian. A request that does not parse is refused with the bootstrap's ERROR frame ({@link
  * Refusal#MALFORMED}) and the connection is closed.
+ *
+ * <p>Public for the tests of a provider that check the wire itself; its frames are the bootstrap's,
+ * which core exports to this module and to perf only, so such a test is granted that package.
  */
-final class TestModeWire {
-  static final int SET = Frames.FIRST_APPLICATION_TYPE;
-  static final int GET = Frames.FIRST_APPLICATION_TYPE + 1;
-  static final int CLOSE = Frames.FIRST_APPLICATION_TYPE + 2;
-  static final int RENEW = Frames.FIRST_APPLICATION_TYPE + 3;
-  static final int FACT = Frames.FIRST_APPLICATION_TYPE + 4;
-  static final int OK = Frames.FIRST_APPLICATION_TYPE + 0x80;
-  static final int DATA = Frames.FIRST_APPLICATION_TYPE + 0x81;
-  static final int RENEWED = Frames.FIRST_APPLICATION_TYPE + 0x82;
-  static final int FAILED = Frames.FIRST_APPLICATION_TYPE + 0x8f;
+// "exports": Frame is the bootstrap's, exported by core to this module and perf only (see above)
+@SuppressWarnings("exports")
+public final class TestModeWire {
+  public static final int SET = Frames.FIRST_APPLICATION_TYPE;
+  public static final int GET = Frames.FIRST_APPLICATION_TYPE + 1;
+  public static final int CLOSE = Frames.FIRST_APPLICATION_TYPE + 2;
+  public static final int RENEW = Frames.FIRST_APPLICATION_TYPE + 3;
+  public static final int FACT = Frames.FIRST_APPLICATION_TYPE + 4;
+  public static final int OK = Frames.FIRST_APPLICATION_TYPE + 0x80;
+  public static final int DATA = Frames.FIRST_APPLICATION_TYPE + 0x81;
+  public static final int RENEWED = Frames.FIRST_APPLICATION_TYPE + 0x82;
+  public static final int FAILED = Frames.FIRST_APPLICATION_TYPE + 0x8f;
 
   /**
    * The most bytes one SET carries or one GET asks for: the frame stays under the bootstrap's 64
@@ -55,7 +60,7 @@ final class TestModeWire {
    */
   record Request(int type, String name, long offset, byte[] bytes, int length) {}
 
-  static Frame set(String region, long offset, byte[] bytes) {
+  public static Frame set(String region, long offset, byte[] bytes) {
     byte[] n = name(region);
     return new Frame(
         SET,
@@ -67,7 +72,7 @@ final class TestModeWire {
             .array());
   }
 
-  static Frame get(String region, long offset, int length) {
+  public static Frame get(String region, long offset, int length) {
     byte[] n = name(region);
     return new Frame(
         GET,
@@ -79,15 +84,15 @@ final class TestModeWire {
             .array());
   }
 
-  static Frame close(String region) {
+  public static Frame close(String region) {
     return new Frame(CLOSE, nameOnly(region));
   }
 
-  static Frame renew(String region) {
+  public static Frame renew(String region) {
     return new Frame(RENEW, nameOnly(region));
   }
 
-  static Frame fact(String name) {
+  public static Frame fact(String name) {
     return new Frame(FACT, nameOnly(name));
   }
 
@@ -106,7 +111,7 @@ final class TestModeWire {
   }
 
   /** FAILED's text. */
-  static String failure(byte[] payload) {
+  public static String failure(byte[] payload) {
     ByteBuffer b = ByteBuffer.wrap(payload);
     int n = b.remaining() < 2 ? 0 : Math.min(Short.toUnsignedInt(b.getShort()), b.remaining());
     return new String(payload, payload.length - b.remaining(), n, StandardCharsets.UTF_8);

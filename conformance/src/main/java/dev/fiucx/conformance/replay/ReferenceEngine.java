@@ -11,6 +11,9 @@ import java.lang.foreign.ValueLayout;
 
 /** Replays cases through the reference semantics, in this process's memory. */
 public final class ReferenceEngine implements ReplayEngine {
+  /** An engine with nothing to set up: the reference semantics are static. */
+  public ReferenceEngine() {}
+
   @Override
   public String name() {
     return "reference";

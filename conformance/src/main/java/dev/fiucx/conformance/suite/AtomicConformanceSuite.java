@@ -32,6 +32,9 @@ import org.junit.jupiter.api.TestFactory;
  * }</pre>
  */
 public abstract class AtomicConformanceSuite {
+  /** For a provider's test class. */
+  protected AtomicConformanceSuite() {}
+
   /** The provider, transport and target placement to check. */
   protected abstract SuiteConfig config();
 

@@ -18,6 +18,7 @@ import org.junit.platform.commons.support.AnnotationSupport;
  * without it passes and says what it skipped instead of failing. Provider authors put it on their
  * own tests.
  */
+@SuppressWarnings("exports") // ExtendWith: see Condition
 @Retention(RetentionPolicy.RUNTIME)
 @Target({ElementType.TYPE, ElementType.METHOD})
 @ExtendWith(RequiresProvider.Condition.class)
@@ -26,7 +27,13 @@ public @interface RequiresProvider {
   String value();
 
   /** Evaluates {@link RequiresProvider} on the test or its class. */
+  // "exports": JUnit is an optional dependency of the conformance module (requires static); the
+  // tests that use this annotation have JUnit
+  @SuppressWarnings("exports")
   final class Condition implements ExecutionCondition {
+    /** For JUnit, which makes one per use. */
+    public Condition() {}
+
     @Override
     public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
       var required =

@@ -40,7 +40,12 @@ class ReferenceVectorsOverUcxTest {
             System.getProperty("java.io.tmpdir"),
             "fiucx-vectors-" + ProcessHandle.current().pid() + "-" + name);
     if (!java.nio.file.Files.exists(copy)) {
-      try (var in = ReferenceVectorsOverUcxTest.class.getResourceAsStream("/vectors/" + name)) {
+      // by the class loader: Class.getResourceAsStream of a class in a named module (this test,
+      // patched into dev.fiucx.ucx) looks in that module only, and the jar is on the class path
+      try (var in =
+          ReferenceVectorsOverUcxTest.class
+              .getClassLoader()
+              .getResourceAsStream("vectors/" + name)) {
         if (in == null) {
           throw new java.io.FileNotFoundException(
               "/vectors/" + name + " (the conformance test jar)");

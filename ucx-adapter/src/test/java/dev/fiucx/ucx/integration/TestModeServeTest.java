@@ -1,4 +1,4 @@
-package dev.fiucx.conformance.remote;
+package dev.fiucx.ucx.integration;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -23,6 +23,10 @@ import dev.fiucx.bootstrap.BootstrapClient;
 import dev.fiucx.bootstrap.BootstrapException;
 import dev.fiucx.bootstrap.Frame;
 import dev.fiucx.bootstrap.Refusal;
+import dev.fiucx.conformance.remote.RemoteTarget;
+import dev.fiucx.conformance.remote.TargetProcess;
+import dev.fiucx.conformance.remote.TestModeServe;
+import dev.fiucx.conformance.remote.TestModeWire;
 import dev.fiucx.conformance.suite.RequiresProvider;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -35,8 +39,8 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-// In the ucx-adapter module, in the conformance module's package: it needs a provider, and the
-// conformance module depends on none.
+// Beside the provider, not in the conformance module: it needs a provider, and the conformance
+// module depends on none.
 /**
  * A serve in test mode answers the test mode's messages over the bootstrap, exactly; a user's serve
  * refuses them; {@link RemoteTarget} drives a {@link TargetProcess} through them.

@@ -1,0 +1,39 @@
+/**
+ * fiucx's core: the API ({@code dev.fiucx}), what a provider implements ({@code dev.fiucx.spi}) and
+ * the Micrometer binder ({@code dev.fiucx.metrics}) for everyone; the engine behind them only to
+ * the modules that build on it, each named here with the reason it needs the package.
+ */
+// "module": the qualified exports name modules built after this one; "requires-automatic":
+// Micrometer names its module in its manifest (Automatic-Module-Name), a stable name
+@SuppressWarnings({"module", "requires-automatic"})
+module dev.fiucx {
+  // the metrics binder only: an application without Micrometer never loads it; one that binds the
+  // metrics requires Micrometer itself (not transitive: that would make every module that builds
+  // on this one need Micrometer to compile)
+  requires static micrometer.core;
+
+  exports dev.fiucx;
+  exports dev.fiucx.spi;
+  exports dev.fiucx.metrics;
+
+  // the ucx provider opens its domains as EngineDomain over its transport
+  exports dev.fiucx.engine to
+      dev.fiucx.ucx;
+  // the ucx provider marks and names the lock-word region (LockWords) it exposes
+  exports dev.fiucx.emulation to
+      dev.fiucx.ucx;
+  // the reference semantics: what the conformance suite checks against, what `info` and the demo
+  // print, what the JMH benchmarks measure
+  exports dev.fiucx.semantics to
+      dev.fiucx.conformance,
+      dev.fiucx.perf;
+  // the frames under serve and connect, which the test-mode serve and bench's run control extend
+  exports dev.fiucx.bootstrap to
+      dev.fiucx.conformance,
+      dev.fiucx.perf;
+  // the completion ring and pending-operation slots that perf's JMH benchmarks measure
+  exports dev.fiucx.completion to
+      dev.fiucx.perf;
+
+  uses dev.fiucx.spi.AtomicProvider;
+}
