@@ -56,10 +56,11 @@ final class ControlChannel {
   private static final long SEND_WAIT_NANOS = 1_000_000_000L;
 
   /**
-   * How many endpoints of one worker a RESOLVE may claim looking for its own: an initiator has one
-   * per connection to this target, claimed in the order they connected.
+   * How many of one worker's endpoint numbers a RESOLVE may try looking for its own: an initiator
+   * numbers its endpoints to this target in the order it opens them (closed ones, and ones that
+   * never sent anything, included), and this side tries them in that order.
    */
-  private static final int MATCH_TRIES = 16;
+  private static final int MATCH_TRIES = 64;
 
   /** Where refused control messages are counted in {@link UcxErrors}. */
   static final String REFUSED = "refusing a control message";
@@ -472,8 +473,7 @@ final class ControlChannel {
       try {
         e = transport.matchEndpoint(worker, (status, text) -> backEndpointFailed(worker));
       } catch (UcxException none) {
-        transport.errors().peerCaused("claiming an initiator's endpoint", none);
-        return null;
+        continue; // that number's endpoint closed before it sent, or never was
       }
       ini.endpoints.put(e.getNativeId(), e);
       if (e.getNativeId() == replyHandle) {
@@ -532,8 +532,8 @@ final class ControlChannel {
       if (ini == null || !ini.peers.remove(peer) || !ini.peers.isEmpty()) {
         return;
       }
-      if (transport.detectsPeerFailure()) {
-        return;
+      if (transport.detectsPeerFailure() && ini.worker != transport.workerUuid()) {
+        return; // this worker's own peers (the self-test's) never fail: let go of them here
       }
       byId.remove(initiatorId);
       byWorker.remove(ini.worker);

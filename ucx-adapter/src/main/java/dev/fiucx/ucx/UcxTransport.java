@@ -656,7 +656,7 @@ public final class UcxTransport implements Transport {
     if (detectPeerFailure) {
       params.setPeerErrorHandlingMode();
     }
-    return worker.newEndpoint(params);
+    return UcpNative.withoutErrorLines(() -> worker.newEndpoint(params));
   }
 
   /**
