@@ -70,6 +70,8 @@ final class ControlChannel {
   private final ThreadLocal<Boolean> draining = ThreadLocal.withInitial(() -> false);
 
   // guarded by this
+  private long claimed;
+  private long numbersWithoutEndpoint;
   private final Map<Long, Initiator> byWorker = new HashMap<>();
   private final Map<Long, Initiator> byId = new HashMap<>();
 
@@ -209,6 +211,11 @@ final class ControlChannel {
       n += ini.distinctEndpoints().size();
     }
     return n;
+  }
+
+  /** What claiming initiators' endpoints took, for describe: claimed, and numbers with none. */
+  synchronized String claims() {
+    return claimed + " endpoints claimed, " + numbersWithoutEndpoint + " numbers without one";
   }
 
   /**
@@ -473,8 +480,10 @@ final class ControlChannel {
       try {
         e = transport.matchEndpoint(worker, (status, text) -> backEndpointFailed(worker));
       } catch (UcxException none) {
+        numbersWithoutEndpoint++;
         continue; // that number's endpoint closed before it sent, or never was
       }
+      claimed++;
       ini.endpoints.put(e.getNativeId(), e);
       if (e.getNativeId() == replyHandle) {
         return e;

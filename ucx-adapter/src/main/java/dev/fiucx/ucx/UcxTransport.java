@@ -471,6 +471,7 @@ public final class UcxTransport implements Transport {
             + "processes of peers in this host and pid namespace are watched");
     d.put("ucx.initiators_served", Integer.toString(control.initiatorsServed()));
     d.put("ucx.initiator_endpoints", Integer.toString(control.initiatorEndpoints()));
+    d.put("ucx.initiator_claims", control.claims());
     d.put("ucx.worker.address_bytes", Integer.toString(address.length));
     d.put("ucx.worker.atomics", workerAtomics());
     d.put(

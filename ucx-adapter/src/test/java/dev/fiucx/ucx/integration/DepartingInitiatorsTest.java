@@ -53,10 +53,12 @@ class DepartingInitiatorsTest {
       one.set(ValueLayout.JAVA_LONG, 0, 1);
       MemorySegment result = arena.allocate(8, 8);
       long rssAfterWarmUp = 0;
+      long mappingsAfterWarmUp = 0;
       long t0 = System.nanoTime();
       for (int i = 0; i < INITIATORS; i++) {
         if (i == WARM_UP) {
           rssAfterWarmUp = target.residentKib();
+          mappingsAfterWarmUp = sharedMemoryMappings(target.pid());
         }
         // a domain of its own: its own UCX worker and instance, as a new initiator process has
         try (Initiator ini = new Initiator("ucx", Initiator.manual("shm"))) {
@@ -89,13 +91,15 @@ class DepartingInitiatorsTest {
       long growth = target.residentKib() - rssAfterWarmUp;
       System.err.printf(
           "%d initiators came and went in %d ms; target RSS %d KiB after %d, then +%d KiB"
-              + " (%.1f KiB per initiator)%n",
+              + " (%.1f KiB per initiator), +%d UCX shared-memory mappings; %s%n",
           INITIATORS,
           millis,
           rssAfterWarmUp,
           WARM_UP,
           growth,
-          growth / (double) (INITIATORS - WARM_UP));
+          growth / (double) (INITIATORS - WARM_UP),
+          sharedMemoryMappings(target.pid()) - mappingsAfterWarmUp,
+          target.fact("ucx.initiator_claims"));
       assertTrue(
           growth < RSS_BOUND_KIB_PER_INITIATOR * (INITIATORS - WARM_UP),
           "the target grew by " + growth + " KiB over " + (INITIATORS - WARM_UP) + " initiators");
@@ -140,6 +144,14 @@ class DepartingInitiatorsTest {
         }
       }
     }
+  }
+
+  /** How many UCX shared-memory segments (FIFOs, regions) a process has mapped. */
+  private static long sharedMemoryMappings(long pid) throws java.io.IOException {
+    return java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/" + pid + "/maps"))
+        .stream()
+        .filter(l -> l.contains("ucx_shm") || l.contains("SYSV"))
+        .count();
   }
 
   /** Waits (5 s at most) until the target serves {@code count} initiators. */
