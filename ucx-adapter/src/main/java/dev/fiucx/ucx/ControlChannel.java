@@ -9,6 +9,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
@@ -24,29 +25,89 @@ import org.openucx.jucx.ucp.UcpWorker;
 
 /**
  * One transport's side of the control protocol ({@link ControlMessage}) over UCX active messages:
- * sending, receiving, and the endpoints a target opens back to the initiators that resolved its
- * keys (named in each RESOLVE by instance id and worker address).
+ * sending, receiving, and the endpoints a target keeps back to the initiators that resolved its
+ * keys.
  *
  * <p>Messages arrive inside ucp_worker_progress (jucx's AM callback); they are copied, decoded and
  * queued, and handled by {@link #drain} after progress returns, so no handler calls UCX from inside
- * a UCX callback. Endpoints back are ours, not UCX's AM reply endpoints, whose lifetime ends when
- * the initiator disconnects, possibly while a revoke still wants to reach it.
+ * a UCX callback.
+ *
+ * <p>The endpoint back is never opened from an address in a message: a peer's garbage there would
+ * reach ucp_address_unpack, which asserts (SIGABRT) on what it cannot parse, and could name any
+ * shared-memory segment of the host. Initiators send with UCX's reply flag instead: UCX then wires
+ * the initiator's endpoint up to this worker, builds an endpoint here for it (which it passes to
+ * the handler as the reply endpoint) and keeps it among the endpoints no user has claimed yet. The
+ * target claims it with {@link UcxTransport#matchEndpoint} (by the UUID the RESOLVE names) and
+ * accepts the RESOLVE only when the endpoint it got is the one the message came on, so a message
+ * cannot claim another worker's endpoint. Claimed, the endpoint is ours: it gets an error handler
+ * (tcp reports a dead initiator through it) and lives until we close it. An endpoint UCX handed out
+ * unclaimed is not: UCX destroys it inside progress when its peer fails, so it is never kept.
+ *
+ * <p>Later messages from the initiator (REVOKE_ACK, RELEASE) are accepted only on an endpoint
+ * claimed for the initiator they name. What is refused is counted and logged ({@code ucx.errors},
+ * "refusing a control message").
  *
  * <p>An endpoint back lives until its initiator is gone: all the initiator's peers sent RELEASE
  * (closed), UCX failed the endpoint (tcp), or the initiator's process exited ({@link
- * #deadInitiators}: on shared memory UCX never says), so a long-lived target holds nothing for
- * initiators that came and went.
+ * #deadInitiators}: on shared memory UCX never says), so a long-lived target holds nothing of ours
+ * for initiators that came and went.
  */
 final class ControlChannel {
   private static final long SEND_WAIT_NANOS = 1_000_000_000L;
 
+  /**
+   * How many of one worker's endpoint numbers a RESOLVE may try looking for its own: an initiator
+   * numbers its endpoints to this target in the order it opens them (closed ones, and ones that
+   * never sent anything, included), and this side tries them in that order.
+   */
+  private static final int MATCH_TRIES = 64;
+
+  /** Where refused control messages are counted in {@link UcxErrors}. */
+  static final String REFUSED = "refusing a control message";
+
   private final UcxTransport transport;
   private final Queue<Runnable> deferred = new ConcurrentLinkedQueue<>();
   private final ThreadLocal<Boolean> draining = ThreadLocal.withInitial(() -> false);
-  private final Map<Long, BackEndpoint> backEndpoints = new HashMap<>(); // guarded by this
 
-  /** The endpoint back to one initiator transport, and which of its peers resolved keys here. */
-  private record BackEndpoint(UcpEndpoint ep, ProcessIdentity process, Set<Integer> peers) {}
+  // guarded by this
+  private long claimed;
+  private long numbersWithoutEndpoint;
+  private final Map<Long, Initiator> byWorker = new HashMap<>();
+  private final Map<Long, Initiator> byId = new HashMap<>();
+
+  /**
+   * One initiator transport (one UCX worker): the endpoints claimed for it, by the native handle of
+   * the reply endpoint UCX gives its messages, and which of its peers resolved keys here. Its
+   * instance id and process are known once a RESOLVE came on one of those endpoints ({@code
+   * proven}).
+   */
+  private static final class Initiator {
+    final long worker;
+    final Map<Long, UcpEndpoint> endpoints = new LinkedHashMap<>();
+    final Set<Integer> peers = new HashSet<>();
+    boolean proven;
+    long id;
+    ProcessIdentity process = ProcessIdentity.UNKNOWN;
+
+    Initiator(long worker) {
+      this.worker = worker;
+    }
+
+    UcpEndpoint any() {
+      return endpoints.values().iterator().next();
+    }
+
+    /** Each endpoint once (a loopback initiator's replies share one). */
+    List<UcpEndpoint> distinctEndpoints() {
+      List<UcpEndpoint> out = new ArrayList<>();
+      for (UcpEndpoint e : endpoints.values()) {
+        if (!out.contains(e)) {
+          out.add(e);
+        }
+      }
+      return out;
+    }
+  }
 
   ControlChannel(UcxTransport transport) {
     this.transport = transport;
@@ -57,7 +118,7 @@ final class ControlChannel {
     for (int amId : ControlMessage.AM_IDS) {
       worker.setAmRecvHandler(
           amId,
-          (headerAddress, headerLength, data, replyEp) -> received(amId, data),
+          (headerAddress, headerLength, data, replyEp) -> received(amId, data, replyEp),
           UcxConstants.UCP_AM_FLAG_WHOLE_MSG);
     }
   }
@@ -109,30 +170,52 @@ final class ControlChannel {
 
   /** Sends REVOKE to a user of a key over the endpoint back to its transport. */
   void sendRevoke(UcxExposedRegion.Resolver r, long key, Runnable onFailure) {
-    BackEndpoint back;
+    UcpEndpoint back;
     synchronized (this) {
-      back = backEndpoints.get(r.initiatorId());
+      Initiator ini = byId.get(r.initiatorId());
+      back = ini == null ? null : ini.any();
     }
     if (back == null) {
       onFailure.run();
       return;
     }
-    send(back.ep(), new ControlMessage.Revoke(key, r.initiatorPeer()), status -> onFailure.run());
+    send(back, new ControlMessage.Revoke(key, r.initiatorPeer()), status -> onFailure.run());
   }
 
   /** Closes every endpoint back to an initiator (at transport close). */
   void closeBackEndpoints() {
-    List<BackEndpoint> backs;
+    List<Initiator> all;
     synchronized (this) {
-      backs = List.copyOf(backEndpoints.values());
-      backEndpoints.clear();
+      all = List.copyOf(byWorker.values());
+      byWorker.clear();
+      byId.clear();
     }
-    backs.forEach(b -> transport.closeEndpoint(b.ep(), !b.process().alive()));
+    for (Initiator ini : all) {
+      boolean dead = ini.proven && !ini.process.alive();
+      ini.distinctEndpoints().forEach(e -> transport.closeEndpoint(e, dead));
+    }
   }
 
   /** How many initiator transports this target holds an endpoint back to. */
   synchronized int initiatorsServed() {
-    return backEndpoints.size();
+    return byId.size();
+  }
+
+  /**
+   * How many endpoints to initiators this target holds (claimed for served initiators, and any
+   * claimed while a RESOLVE looked for its own).
+   */
+  synchronized int initiatorEndpoints() {
+    int n = 0;
+    for (Initiator ini : byWorker.values()) {
+      n += ini.distinctEndpoints().size();
+    }
+    return n;
+  }
+
+  /** What claiming initiators' endpoints took, for describe: claimed, and numbers with none. */
+  synchronized String claims() {
+    return claimed + " endpoints claimed, " + numbersWithoutEndpoint + " numbers without one";
   }
 
   /**
@@ -140,36 +223,37 @@ final class ControlChannel {
    * PeerWatch}'s thread.
    */
   List<Long> deadInitiators() {
-    List<BackEndpoint> backs;
-    List<Long> ids;
+    List<Initiator> served;
     synchronized (this) {
-      if (backEndpoints.isEmpty()) {
+      if (byId.isEmpty()) {
         return List.of();
       }
-      ids = List.copyOf(backEndpoints.keySet());
-      backs = ids.stream().map(backEndpoints::get).toList();
+      served = List.copyOf(byId.values());
     }
     List<Long> gone = new ArrayList<>();
-    for (int i = 0; i < ids.size(); i++) {
-      ProcessIdentity p = backs.get(i).process();
+    for (Initiator ini : served) {
+      ProcessIdentity p = ini.process;
       if (p.observable() && !p.alive()) {
-        gone.add(ids.get(i));
+        gone.add(ini.id);
       }
     }
     return gone;
   }
 
   /**
-   * Lets go of an initiator whose process is gone: its endpoint back, its place among the users of
+   * Lets go of an initiator whose process is gone: its endpoints back, its place among the users of
    * keys, and its remote locks. False when it is no longer served here.
    */
   boolean dropDeadInitiator(long initiatorId) {
+    long worker;
     synchronized (this) {
-      if (!backEndpoints.containsKey(initiatorId)) {
+      Initiator ini = byId.get(initiatorId);
+      if (ini == null) {
         return false;
       }
+      worker = ini.worker;
     }
-    dropFailedInitiator(initiatorId);
+    dropFailedInitiator(worker);
     return true;
   }
 
@@ -208,7 +292,9 @@ final class ControlChannel {
           0,
           payload.address(),
           bytes.length,
-          UcxConstants.UCP_AM_SEND_FLAG_EAGER,
+          fromInitiator(msg)
+              ? UcxConstants.UCP_AM_SEND_FLAG_EAGER | UcxConstants.UCP_AM_SEND_FLAG_REPLY
+              : UcxConstants.UCP_AM_SEND_FLAG_EAGER,
           cb);
     } catch (UcxException e) {
       transport.errors().peerCaused("sending a control message", e);
@@ -220,14 +306,29 @@ final class ControlChannel {
     return cb;
   }
 
-  /** jucx's AM callback, inside ucp_worker_progress: copy, decode, queue. */
-  private int received(int amId, UcpAmData data) {
+  /**
+   * Whether a kind goes from an initiator to a target: sent with the reply flag, so that the target
+   * learns which of its endpoints it came on.
+   */
+  private static boolean fromInitiator(ControlMessage msg) {
+    return msg instanceof ControlMessage.Resolve
+        || msg instanceof ControlMessage.RevokeAck
+        || msg instanceof ControlMessage.Release;
+  }
+
+  /**
+   * jucx's AM callback, inside ucp_worker_progress: copy, decode, queue, with the native handle of
+   * the endpoint UCX gives for the sender (0 when it was sent without the reply flag). That
+   * endpoint is only compared with, never used: UCX may destroy it in a later progress.
+   */
+  private int received(int amId, UcpAmData data, UcpEndpoint replyEp) {
     if (data.isDataValid()) {
       byte[] payload =
           UcpNative.ALL.asSlice(data.getDataAddress(), data.getLength()).toArray(JAVA_BYTE);
+      long replyHandle = replyEp == null ? 0 : replyEp.getNativeId();
       try {
         ControlMessage msg = ControlMessage.decode(amId, payload);
-        deferred.add(() -> dispatch(msg));
+        deferred.add(() -> dispatch(msg, replyHandle));
       } catch (RuntimeException malformed) {
         transport.errors().peerCaused("decoding a control message", malformed); // then ignored
       }
@@ -235,9 +336,9 @@ final class ControlChannel {
     return UcxConstants.UCS_OK; // the data is released when the callback returns
   }
 
-  private void dispatch(ControlMessage msg) {
+  private void dispatch(ControlMessage msg, long replyHandle) {
     switch (msg) {
-      case ControlMessage.Resolve r -> onResolve(r);
+      case ControlMessage.Resolve r -> onResolve(r, replyHandle);
       case ControlMessage.ResolveReply r -> {
         UcxPeer p = transport.peer(r.initiatorPeer());
         if (p != null) {
@@ -251,26 +352,56 @@ final class ControlChannel {
         }
       }
       case ControlMessage.RevokeAck a -> {
-        UcxExposedRegion region = transport.liveRegion(a.key());
-        if (region != null) {
-          region.forget(new UcxExposedRegion.Resolver(a.initiatorId(), a.initiatorPeer()));
+        if (cameFrom(a.initiatorId(), replyHandle, "a REVOKE_ACK")) {
+          UcxExposedRegion region = transport.liveRegion(a.key());
+          if (region != null) {
+            region.forget(new UcxExposedRegion.Resolver(a.initiatorId(), a.initiatorPeer()));
+          }
         }
       }
       case ControlMessage.Release r -> {
-        var who = new UcxExposedRegion.Resolver(r.initiatorId(), r.initiatorPeer());
-        transport.liveRegions().forEach(region -> region.forget(who));
-        released(r.initiatorId(), r.initiatorPeer());
+        if (cameFrom(r.initiatorId(), replyHandle, "a RELEASE")) {
+          var who = new UcxExposedRegion.Resolver(r.initiatorId(), r.initiatorPeer());
+          transport.liveRegions().forEach(region -> region.forget(who));
+          released(r.initiatorId(), r.initiatorPeer());
+        }
       }
     }
   }
 
+  /**
+   * Whether a message naming {@code initiatorId} came on an endpoint claimed for it; else counted.
+   */
+  private boolean cameFrom(long initiatorId, long replyHandle, String what) {
+    synchronized (this) {
+      Initiator ini = byId.get(initiatorId);
+      if (ini != null && ini.endpoints.containsKey(replyHandle)) {
+        return true;
+      }
+    }
+    refuse(what + " from an endpoint not claimed for the initiator it names");
+    return false;
+  }
+
+  private void refuse(String why) {
+    transport.errors().peerCaused(REFUSED, new IllegalArgumentException(why));
+  }
+
   /** Target side of RESOLVE: answer over the endpoint back to the initiator's worker. */
-  private void onResolve(ControlMessage.Resolve r) {
-    UcpEndpoint back =
-        backEndpoint(
-            r.initiatorId(), r.initiatorAddress(), r.initiatorProcess(), r.initiatorPeer());
+  private void onResolve(ControlMessage.Resolve r, long replyHandle) {
+    String refused = null;
+    UcpEndpoint back;
+    synchronized (this) {
+      back = transport.isClosed() ? null : claim(r, replyHandle);
+      if (back == null && !transport.isClosed()) {
+        refused = "a RESOLVE that did not come on an endpoint of the worker it names";
+      }
+    }
     if (back == null) {
-      return; // cannot reach the initiator; it times out
+      if (refused != null) {
+        refuse(refused);
+      }
+      return; // the initiator, if there is one, times out
     }
     UcxExposedRegion region = transport.publishedRegion(r.key());
     ControlMessage.ResolveReply reply;
@@ -293,53 +424,131 @@ final class ControlChannel {
     send(back, reply, status -> {});
   }
 
-  private synchronized UcpEndpoint backEndpoint(
-      long initiatorId, byte[] initiatorAddress, ProcessIdentity process, int peer) {
-    if (transport.isClosed()) {
+  /**
+   * The endpoint to answer {@code r} on, claimed for its initiator if it was not yet, or null when
+   * the RESOLVE is refused: it came without a reply endpoint, names a worker none of whose waiting
+   * endpoints is the one it came on, or names an instance id or worker that another proven
+   * initiator holds.
+   */
+  private UcpEndpoint claim(ControlMessage.Resolve r, long replyHandle) {
+    long worker = r.initiatorWorker();
+    if (replyHandle == 0 || worker == 0) {
       return null;
     }
-    BackEndpoint back = backEndpoints.get(initiatorId);
-    if (back == null) {
-      UcpEndpoint ep;
+    Initiator ini = byWorker.get(worker);
+    if (ini != null && ini.proven && ini.id != r.initiatorId()) {
+      return null;
+    }
+    Initiator sameId = byId.get(r.initiatorId());
+    if (sameId != null && sameId != ini) {
+      return null;
+    }
+    if (ini == null) {
+      ini = new Initiator(worker);
+      byWorker.put(worker, ini);
+    }
+    UcpEndpoint ep = ini.endpoints.get(replyHandle);
+    if (ep == null) {
+      UcxPeer ours = transport.peerByEndpoint(replyHandle);
+      if (ours != null) {
+        ep = claimThroughPeer(ini, replyHandle, ours);
+      } else if (worker != transport.workerUuid()) {
+        ep = claimRemote(ini, replyHandle);
+      }
+    }
+    if (ep == null) {
+      if (ini.endpoints.isEmpty()) {
+        byWorker.remove(worker);
+      }
+      return null;
+    }
+    if (!ini.proven) {
+      ini.proven = true;
+      ini.id = r.initiatorId();
+      ini.process = r.initiatorProcess();
+      byId.put(ini.id, ini);
+    }
+    ini.peers.add(r.initiatorPeer());
+    return ep;
+  }
+
+  /** Claims this worker's waiting endpoints of {@code ini} in order until the one replied on. */
+  private UcpEndpoint claimRemote(Initiator ini, long replyHandle) {
+    long worker = ini.worker;
+    for (int i = 0; i < MATCH_TRIES; i++) {
+      UcpEndpoint e;
       try {
-        ep =
-            transport.openEndpoint(
-                initiatorAddress, (status, text) -> backEndpointFailed(initiatorId));
+        e = transport.matchEndpoint(worker, (status, text) -> backEndpointFailed(worker));
+      } catch (UcxException none) {
+        numbersWithoutEndpoint++;
+        continue; // that number's endpoint closed before it sent, or never was
+      }
+      claimed++;
+      ini.endpoints.put(e.getNativeId(), e);
+      if (e.getNativeId() == replyHandle) {
+        return e;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * A RESOLVE that came on an endpoint of one of our own peers: UCX connected the initiator's
+   * endpoint to that one (it was waiting for a connection from that worker; always so for a peer of
+   * ours connected to ourselves). That endpoint is the peer's and closes with it, so the answer
+   * goes over one of our own, opened to the address that peer was given by our user (an address
+   * checked when it was inserted, never one from a message), provided it names the worker the
+   * RESOLVE does.
+   */
+  private UcpEndpoint claimThroughPeer(Initiator ini, long replyHandle, UcxPeer ours) {
+    byte[] peerAddress = ours.peerAddress();
+    if (UcxTransport.workerUuidOf(peerAddress) != ini.worker) {
+      return null;
+    }
+    UcpEndpoint ep;
+    if (ini.endpoints.isEmpty()) {
+      long worker = ini.worker;
+      try {
+        ep = transport.openEndpoint(peerAddress, (s, t) -> backEndpointFailed(worker));
       } catch (UcxException e) {
         transport.errors().peerCaused("opening an endpoint back to an initiator", e);
         return null;
       }
-      back = new BackEndpoint(ep, process, new HashSet<>());
-      backEndpoints.put(initiatorId, back);
+    } else {
+      ep = ini.any();
     }
-    back.peers().add(peer);
-    return back.ep();
+    ini.endpoints.put(replyHandle, ep);
+    // UCX may connect that worker's next endpoint to this one (it waits for a connection from
+    // that worker too): messages then come on it
+    ini.endpoints.put(ep.getNativeId(), ep);
+    return ep;
   }
 
   /**
-   * A peer of an initiator closed. Once none of its peers is left, the endpoint back goes: closed
-   * at once where UCX cannot report the initiator's end (shared memory; a flushing close, immediate
-   * with nothing in flight), else left to UCX, which fails it when the initiator's worker goes away
-   * (a forced close could take a tcp connection that the initiator's other endpoints share down
-   * with it). Measured with UCX 1.13.1 across processes: a forced close never unmaps the peer's 12
-   * KiB FIFO; a flushing close does, unless a message above UCX's inline size (about 90 bytes) went
-   * over the endpoint. A target still keeps one such mapping per departed initiator (see
-   * DepartingInitiatorsTest), whose holder inside UCX is not pinned down yet.
+   * A peer of an initiator closed. Once none of its peers is left, the endpoints back go: closed at
+   * once where UCX cannot report the initiator's end (shared memory; a flushing close, immediate
+   * with nothing in flight), else left to UCX, which fails them when the initiator's worker goes
+   * away (a forced close could take a tcp connection that the initiator's other endpoints share
+   * down with it). UCX 1.13 keeps an endpoint that was wired up to its peer (every one claimed here
+   * is) until the worker is destroyed, unless it is closed by force, which UCX allows only with
+   * peer-failure handling (tcp): on shared memory the flushing close ends our use of it, not UCX's
+   * memory for it (see DepartingInitiatorsTest).
    */
   private void released(long initiatorId, int peer) {
-    BackEndpoint back;
+    Initiator ini;
     synchronized (this) {
-      back = backEndpoints.get(initiatorId);
-      if (back == null || !back.peers().remove(peer) || !back.peers().isEmpty()) {
+      ini = byId.get(initiatorId);
+      if (ini == null || !ini.peers.remove(peer) || !ini.peers.isEmpty()) {
         return;
       }
-      if (transport.detectsPeerFailure()) {
-        return;
+      if (transport.detectsPeerFailure() && ini.worker != transport.workerUuid()) {
+        return; // this worker's own peers (the self-test's) never fail: let go of them here
       }
-      backEndpoints.remove(initiatorId);
+      byId.remove(initiatorId);
+      byWorker.remove(ini.worker);
     }
     transport.liveRegions().forEach(region -> region.forgetInitiator(initiatorId));
-    transport.closeEndpoint(back.ep(), false, DEAD_CLOSE_WAIT_NANOS);
+    ini.distinctEndpoints().forEach(e -> transport.closeEndpoint(e, false, DEAD_CLOSE_WAIT_NANOS));
   }
 
   /**
@@ -349,23 +558,29 @@ final class ControlChannel {
    */
   private static final long DEAD_CLOSE_WAIT_NANOS = 100_000_000L;
 
-  /** An initiator died: drop its endpoint (after this progress) and stop waiting for its acks. */
-  private void backEndpointFailed(long initiatorId) {
-    defer(() -> dropFailedInitiator(initiatorId));
+  /** An initiator died: drop its endpoints (after this progress) and stop waiting for its acks. */
+  private void backEndpointFailed(long worker) {
+    defer(() -> dropFailedInitiator(worker));
   }
 
-  /** Drops a dead initiator's endpoint back, forgets it as a user of keys, reclaims its locks. */
-  private void dropFailedInitiator(long initiatorId) {
-    BackEndpoint back;
+  /** Drops a dead initiator's endpoints back, forgets it as a user of keys, reclaims its locks. */
+  private void dropFailedInitiator(long worker) {
+    Initiator ini;
     synchronized (this) {
-      back = backEndpoints.remove(initiatorId);
+      ini = byWorker.remove(worker);
+      if (ini == null) {
+        return;
+      }
+      if (ini.proven) {
+        byId.remove(ini.id);
+      }
     }
-    transport.liveRegions().forEach(region -> region.forgetInitiator(initiatorId));
-    transport.initiatorFailed(initiatorId);
-    if (back != null) {
-      // UCX failed it (tcp): forced; else the process was seen gone: flushing, see released()
-      boolean force = transport.detectsPeerFailure();
-      transport.closeEndpoint(back.ep(), force, DEAD_CLOSE_WAIT_NANOS);
+    if (ini.proven) {
+      transport.liveRegions().forEach(region -> region.forgetInitiator(ini.id));
+      transport.initiatorFailed(ini.id);
     }
+    // UCX failed it (tcp): forced; else the process was seen gone: flushing, see released()
+    boolean force = transport.detectsPeerFailure();
+    ini.distinctEndpoints().forEach(e -> transport.closeEndpoint(e, force, DEAD_CLOSE_WAIT_NANOS));
   }
 }

@@ -25,16 +25,18 @@ sealed interface ControlMessage {
   byte[] encode();
 
   /**
-   * Initiator to target: what is {@code key}? Carries the initiator's worker address so the target
-   * can open an endpoint back for the reply and, later, for a revoke, and the initiator's process,
-   * so the target can tell when it is gone and let go of that endpoint.
+   * Initiator to target: what is {@code key}? Sent with UCX's reply flag, so the target answers on
+   * the endpoint UCX built for the sender; no address travels in it, so a target never hands UCX
+   * address bytes a peer wrote. {@code initiatorWorker} is the UUID of the initiator's UCX worker,
+   * which the target checks against that reply endpoint (see ControlChannel). The initiator's
+   * process lets the target tell when it is gone and let go of what it holds for it.
    */
   record Resolve(
       long requestId,
       long key,
       long initiatorId,
       int initiatorPeer,
-      byte[] initiatorAddress,
+      long initiatorWorker,
       ProcessIdentity initiatorProcess)
       implements ControlMessage {
     @Override
@@ -44,9 +46,9 @@ sealed interface ControlMessage {
 
     @Override
     public byte[] encode() {
-      ByteBuffer b = buffer(8 + 8 + 8 + 4 + 4 + initiatorAddress.length + PROCESS_BYTES);
+      ByteBuffer b = buffer(8 + 8 + 8 + 4 + 8 + PROCESS_BYTES);
       b.putLong(requestId).putLong(key).putLong(initiatorId).putInt(initiatorPeer);
-      b.putInt(initiatorAddress.length).put(initiatorAddress);
+      b.putLong(initiatorWorker);
       ProcessIdentity p = initiatorProcess;
       b.putInt(p.pid()).putLong(p.startTicks()).putLong(p.bootIdHigh()).putLong(p.bootIdLow());
       b.putLong(p.pidNamespace());
@@ -127,6 +129,14 @@ sealed interface ControlMessage {
   /** Decodes a payload received under {@code amId}; throws on a malformed one. */
   static ControlMessage decode(int amId, byte[] payload) {
     ByteBuffer b = ByteBuffer.wrap(payload).order(ByteOrder.LITTLE_ENDIAN);
+    ControlMessage msg = fields(amId, b);
+    if (b.hasRemaining()) {
+      throw new IllegalArgumentException(b.remaining() + " bytes after the message");
+    }
+    return msg;
+  }
+
+  private static ControlMessage fields(int amId, ByteBuffer b) {
     return switch (amId) {
       case AM_RESOLVE ->
           new Resolve(
@@ -134,7 +144,7 @@ sealed interface ControlMessage {
               b.getLong(),
               b.getLong(),
               b.getInt(),
-              bytes(b, b.getInt()),
+              b.getLong(),
               new ProcessIdentity(b.getInt(), b.getLong(), b.getLong(), b.getLong(), b.getLong()));
       case AM_RESOLVE_REPLY ->
           new ResolveReply(

@@ -294,6 +294,28 @@ final class UcpNative {
     }
   }
 
+  /**
+   * Runs {@code call} with UCX's ERROR lines held back (the level lowered to FATAL and set back),
+   * for a call whose failure is an answer, not a fault: {@link UcxTransport#matchEndpoint} when no
+   * endpoint waits. Only when the level is UCX's default or ERROR: a user who asked for more sees
+   * everything.
+   */
+  static <T> T withoutErrorLines(java.util.function.Supplier<T> call) {
+    MemorySegment level = logLevelWord();
+    synchronized (UcpNative.class) {
+      int was = level.get(JAVA_INT, UcxLayout.GLOBAL_OPTS_LOG_LEVEL);
+      if (was != UcxLayout.LOG_LEVEL_WARN && was != UcxLayout.LOG_LEVEL_ERROR) {
+        return call.get();
+      }
+      level.set(JAVA_INT, UcxLayout.GLOBAL_OPTS_LOG_LEVEL, UcxLayout.LOG_LEVEL_FATAL);
+      try {
+        return call.get();
+      } finally {
+        level.set(JAVA_INT, UcxLayout.GLOBAL_OPTS_LOG_LEVEL, was);
+      }
+    }
+  }
+
   /** UCX's default log level ({@code ucs_log_level_t}: 1 error, 2 warn, ...); for tests. */
   static int logLevel() {
     return logLevelWord().get(JAVA_INT, UcxLayout.GLOBAL_OPTS_LOG_LEVEL);

@@ -82,6 +82,18 @@ final class UcxConstants {
   // receive callback (no rendezvous, so the data pointer is always valid there)
   static final long UCP_AM_SEND_FLAG_EAGER = 1 << 1;
 
+  // UCP_AM_SEND_FLAG_REPLY: the receiver's callback gets the endpoint UCX keeps for the sender
+  static final long UCP_AM_SEND_FLAG_REPLY = 1;
+
+  // ucp/wireup/address.c (1.13): a worker address starts with a header byte (version in the low 4
+  // bits, V1 = 0; flags above them) and, with the WORKER_UUID flag, the worker's UUID; a next
+  // byte of UCP_NULL_RESOURCE (0xff) ends an address that lists no transport
+  static final int UCP_ADDRESS_VERSION_MASK = 0xf;
+  static final int UCP_ADDRESS_VERSION_V1 = 0;
+  static final int UCP_ADDRESS_FLAGS_SHIFT_V1 = 4;
+  static final int UCP_ADDRESS_HEADER_FLAG_WORKER_UUID = 1 << 1;
+  static final byte UCP_NULL_RESOURCE = (byte) 0xff;
+
   // ucp/api/ucp.h, enum ucp_am_cb_flags: the callback sees the whole message
   static final long UCP_AM_FLAG_WHOLE_MSG = 1;
 

@@ -42,6 +42,7 @@ final class UcxLayout {
   // component (ucs_log_component_config_t), whose first field is the log level (ucs_log_level_t,
   // an int enum: FATAL 0, ERROR 1, WARN 2, ...); ucp_init's warnings are filtered by it
   static final long GLOBAL_OPTS_LOG_LEVEL = 0;
+  static final int LOG_LEVEL_FATAL = 0;
   static final int LOG_LEVEL_ERROR = 1;
   static final int LOG_LEVEL_WARN = 2;
 

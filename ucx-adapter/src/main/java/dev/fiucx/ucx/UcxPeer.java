@@ -77,6 +77,10 @@ final class UcxPeer implements TransportPeer {
   private final java.lang.foreign.Arena mappings = java.lang.foreign.Arena.ofShared();
 
   private long nextRequestId = 1;
+
+  /** Whether a RESOLVE went to the target: only then does it hold anything a RELEASE lets go. */
+  private boolean resolving; // guarded by this
+
   private volatile int failure; // 0, or the negative fi_errno that posts now return
   private volatile String failureText;
   private boolean closed;
@@ -325,6 +329,7 @@ final class UcxPeer implements TransportPeer {
       }
       p = new PendingResolve(nextRequestId++, key);
       pending.put(p.requestId, p);
+      resolving = true;
     }
     var msg =
         new ControlMessage.Resolve(
@@ -332,7 +337,7 @@ final class UcxPeer implements TransportPeer {
             key,
             transport.instanceId(),
             id,
-            transport.address(),
+            transport.workerUuid(),
             ProcessIdentity.self());
     transport.control().send(endpoint, msg, status -> finish(p, status));
     return p;
@@ -483,10 +488,16 @@ final class UcxPeer implements TransportPeer {
       processExited(); // a dead peer answers nothing: no release, no flush, a forced close
     }
     boolean wasFailed = failure != 0;
+    boolean release;
+    synchronized (this) {
+      release = resolving;
+    }
     if (!wasFailed) {
-      transport
-          .control()
-          .sendAndWait(endpoint, new ControlMessage.Release(transport.instanceId(), id));
+      if (release) {
+        transport
+            .control()
+            .sendAndWait(endpoint, new ControlMessage.Release(transport.instanceId(), id));
+      }
       // from here on posts are refused instead of reaching a destroyed endpoint
       fail(-FiErrno.EBADF, "closed");
     }

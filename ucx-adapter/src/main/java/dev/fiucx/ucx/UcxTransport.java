@@ -56,6 +56,7 @@ public final class UcxTransport implements Transport {
   private final UcpWorker worker;
   private final long workerHandle;
   private final byte[] address;
+  private final long workerUuid;
   private final long instanceId;
   private final AtomicPoster poster;
   private final TransportCompletions completions;
@@ -175,6 +176,7 @@ public final class UcxTransport implements Transport {
     this.worker = w;
     this.workerHandle = w.getNativeId();
     this.poster = p;
+    this.workerUuid = workerUuidOf(address);
     long id;
     do {
       id = RANDOM.nextLong();
@@ -468,6 +470,8 @@ public final class UcxTransport implements Transport {
         (detectPeerFailure ? "UCX's peer-failure handling; " : "")
             + "processes of peers in this host and pid namespace are watched");
     d.put("ucx.initiators_served", Integer.toString(control.initiatorsServed()));
+    d.put("ucx.initiator_endpoints", Integer.toString(control.initiatorEndpoints()));
+    d.put("ucx.initiator_claims", control.claims());
     d.put("ucx.worker.address_bytes", Integer.toString(address.length));
     d.put("ucx.worker.atomics", workerAtomics());
     d.put(
@@ -601,6 +605,62 @@ public final class UcxTransport implements Transport {
   }
 
   /**
+   * The UUID of this transport's UCX worker, read from its own address (0 when the address carries
+   * none); what a target matches an initiator's endpoint by ({@link #matchEndpoint}).
+   */
+  long workerUuid() {
+    return workerUuid;
+  }
+
+  /** The worker UUID in a UCX worker address (checked by DomainAddress, or our own), or 0. */
+  static long workerUuidOf(byte[] address) {
+    int version = address[0] & UcxConstants.UCP_ADDRESS_VERSION_MASK;
+    int flags =
+        version == UcxConstants.UCP_ADDRESS_VERSION_V1
+            ? (address[0] & 0xff) >>> UcxConstants.UCP_ADDRESS_FLAGS_SHIFT_V1
+            : address[1] & 0xff;
+    int at = version == UcxConstants.UCP_ADDRESS_VERSION_V1 ? 1 : 2;
+    if ((flags & UcxConstants.UCP_ADDRESS_HEADER_FLAG_WORKER_UUID) == 0
+        || address.length < at + 8) {
+      return 0;
+    }
+    return ByteBuffer.wrap(address, at, 8).order(java.nio.ByteOrder.nativeOrder()).getLong();
+  }
+
+  /**
+   * Takes over, as an endpoint of ours, the endpoint UCX built in this worker when the worker
+   * {@code uuid} connected to it (a peer's wire-up creates one per connecting endpoint, and UCX
+   * hands it to an active-message handler as the reply endpoint). ucp_ep_create finds such an
+   * endpoint by UUID before it looks at the transports an address lists, so the address passed is
+   * one this method writes itself: a header, the UUID and no transport. No byte a peer wrote ever
+   * reaches UCX's address parser. Throws UcxException when no such endpoint is waiting (UCX then
+   * finds no transport to reach the address). Each call takes the next endpoint of that worker, in
+   * the order they connected.
+   */
+  UcpEndpoint matchEndpoint(long uuid, FailureListener listener) {
+    boolean v1 = (address[0] & UcxConstants.UCP_ADDRESS_VERSION_MASK) == 0;
+    ByteBuffer a = ByteBuffer.allocateDirect(11).order(java.nio.ByteOrder.nativeOrder());
+    if (v1) {
+      a.put(
+          (byte)
+              (UcxConstants.UCP_ADDRESS_VERSION_V1
+                  | UcxConstants.UCP_ADDRESS_HEADER_FLAG_WORKER_UUID
+                      << UcxConstants.UCP_ADDRESS_FLAGS_SHIFT_V1));
+    } else {
+      a.put(address[0]).put((byte) UcxConstants.UCP_ADDRESS_HEADER_FLAG_WORKER_UUID);
+    }
+    a.putLong(uuid).put(UcxConstants.UCP_NULL_RESOURCE).flip();
+    UcpEndpointParams params =
+        new UcpEndpointParams()
+            .setUcpAddress(a)
+            .setErrorHandler((ep, status, text) -> listener.failed(status, text));
+    if (detectPeerFailure) {
+      params.setPeerErrorHandlingMode();
+    }
+    return UcpNative.withoutErrorLines(() -> worker.newEndpoint(params));
+  }
+
+  /**
    * Closes an endpoint, flushing it first unless {@code force}, waiting at most a second. The close
    * goes through ucp_ep_close_nbx directly, without a callback: we poll the request and free it
    * exactly once, finished or not. A flushing close needs the peer to progress (over tcp with
@@ -682,6 +742,16 @@ public final class UcxTransport implements Transport {
 
   List<UcxExposedRegion> liveRegions() {
     return live.values();
+  }
+
+  /** The open peer whose native ucp_ep_h is {@code handle}, or null. */
+  synchronized UcxPeer peerByEndpoint(long handle) {
+    for (UcxPeer p : peers) {
+      if (p != null && p.endpoint().getNativeId() == handle) {
+        return p;
+      }
+    }
+    return null;
   }
 
   synchronized UcxPeer peer(int id) {
