@@ -159,11 +159,24 @@ final class ControlChannel {
     sendTracked(ep, msg, onFailure);
   }
 
-  /** Sends and progresses until the send completed locally, at most a second. */
+  /**
+   * Sends, then flushes the endpoint, progressing until both completed, at most a second; for a
+   * message sent just before its endpoint closes. Why the flush: a send can complete locally before
+   * UCX has put it on the wire, and closing the endpoint at once then loses it (seen over tcp on an
+   * endpoint to this worker itself: the RELEASE of the native self-test never arrived, and each tcp
+   * domain's open waited out the control timeout for its REVOKE_ACK).
+   */
   void sendAndWait(UcpEndpoint ep, ControlMessage msg) {
-    SendCallback cb = sendTracked(ep, msg, status -> {});
+    SendCallback sent = sendTracked(ep, msg, status -> {});
+    SendCallback flushed = new SendCallback(null, status -> {});
+    try {
+      ep.flushNonBlocking(flushed);
+    } catch (UcxException e) {
+      transport.errors().peerCaused("flushing after a control message", e);
+      flushed.done = true;
+    }
     long deadline = System.nanoTime() + SEND_WAIT_NANOS;
-    while (!cb.done && System.nanoTime() - deadline < 0) {
+    while (!(sent.done && flushed.done) && System.nanoTime() - deadline < 0) {
       transport.progress();
     }
   }
@@ -257,7 +270,7 @@ final class ControlChannel {
     return true;
   }
 
-  /** Keeps the payload alive until UCX is done with it and records the outcome. */
+  /** Keeps the payload (none for a flush) alive until UCX is done with it; records the outcome. */
   private static final class SendCallback extends UcxCallback {
     private final MemorySegment payload; // referenced so that the auto arena cannot free it early
     private final IntConsumer onFailure;

@@ -164,6 +164,36 @@ class UcxKeysAndRevokeTest {
     }
   }
 
+  /**
+   * A peer that closes right after its last resolve still reaches the target with its RELEASE, even
+   * over tcp to its own worker (as the native self-test of every domain does): the RELEASE once
+   * completed locally and was lost in the close, and every tcp domain's open then waited out the
+   * control timeout for an acknowledgement nobody would send.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"shm", "shm-ucp", "tcp"})
+  void aPeerOfItsOwnWorkerReleasesItsKeysWhenItCloses(String transports) {
+    try (TransportPair pair = TransportPair.of(transports)) {
+      UcxTransport t = pair.a;
+      ExposedRegion region = t.allocate(8, Memory.RW);
+      UcxPeer self = (UcxPeer) t.connect(t.address());
+      UcxPeer.PendingResolve p = self.startResolve(region.key());
+      long deadline = System.nanoTime() + TransportPair.TIMEOUT_NANOS;
+      while (!p.done) {
+        assertTrue(System.nanoTime() - deadline < 0, "no answer to resolve");
+        t.progress();
+      }
+      assertEquals(0, p.status);
+      assertEquals(1, t.control().initiatorsServed());
+      self.close();
+      t.progress();
+      assertEquals(0, t.control().initiatorsServed(), "the RELEASE arrived");
+      UcxExposedRegion exposed = (UcxExposedRegion) region;
+      exposed.beginRevoke();
+      assertTrue(exposed.revokeDone(), "no user left to acknowledge: unmapped at once");
+    }
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"shm", "shm-ucp", "tcp"})
   void aClosedPeerRefusesPostsAndResolves(String transports) {
