@@ -1,8 +1,11 @@
 package dev.fiucx.metrics;
 
+import dev.fiucx.AtomicFamily;
 import dev.fiucx.Domain;
+import dev.fiucx.FiDatatype;
 import dev.fiucx.FiErrno;
 import dev.fiucx.FiException;
+import dev.fiucx.FiOp;
 import dev.fiucx.completion.LatencyRecorder;
 import dev.fiucx.completion.OperationCounts;
 import dev.fiucx.emulation.EmulationCounters;
@@ -305,6 +308,30 @@ public final class FiucxMetrics implements MeterBinder, AutoCloseable {
         }
       }
     }
+  }
+
+  /**
+   * Shows a cell's series now, at 0, before its first operation: an application that knows which
+   * cells it will use registers them up front, as Prometheus asks of every known series ("avoid
+   * missing metrics"), since a counter whose series first appears after the operations began starts
+   * {@code rate()} from that value and loses them (a run shorter than a scrape interval then shows
+   * no rate at all). Throws {@link FiException} ({@code FI_EOPNOTSUPP}) for a cell the domain does
+   * not support.
+   */
+  public synchronized FiucxMetrics show(AtomicFamily family, FiOp op, FiDatatype datatype) {
+    AtomicCell cell = domain.table().cell(family, op, datatype);
+    if (!cell.valid()) {
+      throw new FiException(
+          FiErrno.EOPNOTSUPP, family + " " + op + " " + datatype + ": " + cell.reason());
+    }
+    int index = OperationCounts.index(family, op, datatype);
+    if (!shown[index]) {
+      shown[index] = true;
+      for (MeterRegistry registry : registries) {
+        bindCell(registry, cell, index);
+      }
+    }
+    return this;
   }
 
   private static boolean used(OperationCounts[] counts, int index) {

@@ -149,28 +149,35 @@ class DockerComposeTest {
         step("both initiators done", t0);
 
         String prometheus = "http://127.0.0.1:" + env.get("FIUCX_PROMETHEUS_PORT");
-        // the highest rate each initiator reached, as Prometheus computed it from its scrapes: over
-        // 10 s, since a quiet machine runs an initiator's calls in under a second and two spinning
-        // initiators leave Prometheus no core to scrape them meanwhile; each initiator serves
-        // /metrics idle for 3 s before and after its run (--metrics-linger), so both counts are
-        // scraped
+        // what Prometheus saw of each initiator: its cell at 0 before the run and at its full count
+        // after it (each initiator serves /metrics idle until scraped before and after its run,
+        // --metrics-linger, and shows its cell's series before its first operation), and from
+        // those the highest rate: over 30 s, since a quiet machine runs an initiator's calls in
+        // under a second and two spinning initiators leave Prometheus no core to scrape meanwhile
+        String ops = "fiucx_atomic_operations_total{job=\"fiucx-bench\",outcome=\"ok\"}";
+        List<String> initiators =
+            sorted(
+                "127.0.0.1:" + env.get("FIUCX_BENCH1_METRICS_PORT"),
+                "127.0.0.1:" + env.get("FIUCX_BENCH2_METRICS_PORT"));
+        // one series per initiator (one cell, one domain): its raw samples, first and last
+        JsonNode first = query(prometheus, "min_over_time(" + ops + "[10m])");
+        JsonNode last = query(prometheus, "max_over_time(" + ops + "[10m])");
         JsonNode rates =
             query(
                 prometheus,
-                "max_over_time((sum by (instance) (rate(fiucx_atomic_operations_total"
-                    + "{job=\"fiucx-bench\",outcome=\"ok\"}[10s])))[10m:250ms])");
-        assertEquals(
-            sorted(
-                "127.0.0.1:" + env.get("FIUCX_BENCH1_METRICS_PORT"),
-                "127.0.0.1:" + env.get("FIUCX_BENCH2_METRICS_PORT")),
-            instances(rates),
-            "the initiators Prometheus saw doing atomics: " + rates);
-        for (JsonNode rate : rates) {
-          double perSecond = rate.path("value").get(1).asDouble();
+                "max_over_time((sum by (instance) (rate(" + ops + "[30s])))[10m:250ms])");
+        for (JsonNode seen : List.of(first, last, rates)) {
+          assertEquals(initiators, instances(seen), "the initiators Prometheus saw: " + seen);
+        }
+        for (int i = 0; i < initiators.size(); i++) {
+          assertEquals(0.0, first.get(i).path("value").get(1).asDouble(), "before: " + first);
+          assertEquals(
+              (double) ITERATIONS, last.get(i).path("value").get(1).asDouble(), "after: " + last);
+          double perSecond = rates.get(i).path("value").get(1).asDouble();
           System.err.printf(
               "Prometheus: %s at up to %.0f ops/s%n",
-              rate.path("metric").path("instance").asText(), perSecond);
-          assertTrue(perSecond > 0, "rate " + rate);
+              rates.get(i).path("metric").path("instance").asText(), perSecond);
+          assertTrue(perSecond > 0, "rate " + rates.get(i));
         }
         JsonNode serveUp = query(prometheus, "max_over_time(up{job=\"fiucx-serve\"}[10m])");
         assertEquals(1, serveUp.size(), "the serve's scrapes: " + serveUp);

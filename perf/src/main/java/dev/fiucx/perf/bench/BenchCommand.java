@@ -204,9 +204,9 @@ public final class BenchCommand implements Callable<Integer> {
       paramLabel = "TIME",
       converter = DurationConverter.class,
       description =
-          "with --metrics-port: serve /metrics this long with nothing running before and after"
-              + " the run (2s, 500ms), so that a scraper sees the counts before and after a short"
-              + " or CPU-bound run")
+          "with --metrics-port: before and after the run, serve /metrics with nothing running"
+              + " until a scraper has fetched it, at most this long (30s, 500ms), so that a"
+              + " scraper sees the counts before and after a short or CPU-bound run")
   Duration metricsLinger;
 
   @Option(names = "--parent-watch", hidden = true, description = "exit when stdin ends")

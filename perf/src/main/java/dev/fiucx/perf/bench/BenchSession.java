@@ -59,8 +59,8 @@ final class BenchSession {
   private java.time.Duration metricsLinger;
 
   /**
-   * Serves /metrics on {@code port} of {@code bind} while the initiator is open (null: not), with
-   * {@code linger} (null: no time) of idle serving before and after the run.
+   * Serves /metrics on {@code port} of {@code bind} while the initiator is open (null: not), idle
+   * before and after the run until scraped, at most {@code linger} (null: not at all).
    */
   BenchSession withMetrics(String bind, Integer port, boolean latency, java.time.Duration linger) {
     metricsBind = bind;
@@ -71,17 +71,25 @@ final class BenchSession {
   }
 
   /**
-   * Serves /metrics for {@link #metricsLinger} with nothing running: a scraper then has the counts
-   * before and after a run that is shorter than its scrapes are apart (or that keeps the cores too
-   * busy for it to scrape at all).
+   * Serves /metrics with nothing running until a scraper has fetched it once more, at most {@link
+   * #metricsLinger}: a scraper then has the counts before and after a run that is shorter than its
+   * scrapes are apart (or that keeps the cores too busy for it to scrape at all). Waiting for the
+   * scrape rather than for a fixed time is what Prometheus needs of a short-lived job: its first
+   * scrape of a new target comes up to one interval late, later still on a loaded machine.
    */
   private void linger(MetricsEndpoint metrics, String when) {
     if (metrics == null || metricsLinger == null || metricsLinger.isZero()) {
       return;
     }
-    err.printf("metrics: serving for %d ms %s%n", metricsLinger.toMillis(), when);
+    long start = System.nanoTime();
     try {
-      Thread.sleep(metricsLinger);
+      boolean scraped = metrics.awaitScrapeAfter(metrics.scrapes(), metricsLinger.toNanos());
+      long ms = (System.nanoTime() - start) / 1_000_000;
+      if (scraped) {
+        err.printf("metrics: scraped %s, after %d ms%n", when, ms);
+      } else {
+        err.printf("metrics: not scraped %s within %d ms%n", when, metricsLinger.toMillis());
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
@@ -116,6 +124,10 @@ final class BenchSession {
         initiator.keepFetched();
       }
       AtomicAttr attr = checkedCell(initiator);
+      if (metrics != null) {
+        // a scrape before the run sees its series at 0, so rate() counts the run from its start
+        metrics.show(cfg.family(), cfg.op(), cfg.datatype());
+      }
       ServerProcess started =
           host == null ? new ServerProcess(cfg.transport(), List.of(), err) : null;
       try (started;

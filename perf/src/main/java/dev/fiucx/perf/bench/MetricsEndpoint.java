@@ -2,9 +2,12 @@ package dev.fiucx.perf.bench;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.fiucx.AtomicFamily;
 import dev.fiucx.Domain;
+import dev.fiucx.FiDatatype;
 import dev.fiucx.FiErrno;
 import dev.fiucx.FiException;
+import dev.fiucx.FiOp;
 import dev.fiucx.metrics.FiucxMetrics;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
@@ -23,6 +26,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * {@code /metrics} in Prometheus text format while bench (or serve) runs: the domains' {@link
@@ -39,6 +43,7 @@ public final class MetricsEndpoint implements AutoCloseable {
   private final List<FiucxMetrics> bound = new ArrayList<>();
   private final JvmGcMetrics gc = new JvmGcMetrics();
   private final HttpServer server;
+  private long scrapes; // guarded by this
 
   /**
    * Binds the domains' metrics and starts serving.
@@ -83,6 +88,30 @@ public final class MetricsEndpoint implements AutoCloseable {
     return server.getAddress().getPort();
   }
 
+  /** Shows a cell's series at 0 before its first operation (see {@link FiucxMetrics#show}). */
+  public void show(AtomicFamily family, FiOp op, FiDatatype type) {
+    bound.forEach(m -> m.show(family, op, type));
+  }
+
+  /** How many scrapes have been served so far. */
+  public synchronized long scrapes() {
+    return scrapes;
+  }
+
+  /**
+   * Waits until a scrape after the {@code seen}-th has been served, at most {@code maxNanos};
+   * whether one was.
+   */
+  public synchronized boolean awaitScrapeAfter(long seen, long maxNanos)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + maxNanos;
+    long left;
+    while (scrapes <= seen && (left = deadline - System.nanoTime()) > 0) {
+      TimeUnit.NANOSECONDS.timedWait(this, left);
+    }
+    return scrapes > seen;
+  }
+
   private void scrape(HttpExchange exchange) throws IOException {
     try (exchange) {
       if (!exchange.getRequestMethod().equals("GET")) {
@@ -94,6 +123,10 @@ public final class MetricsEndpoint implements AutoCloseable {
       exchange.sendResponseHeaders(200, body.length);
       try (OutputStream out = exchange.getResponseBody()) {
         out.write(body);
+      }
+      synchronized (this) {
+        scrapes++;
+        notifyAll();
       }
     }
   }

@@ -1,6 +1,7 @@
 package dev.fiucx.ucx.integration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fiucx.AtomicFamily;
@@ -8,6 +9,7 @@ import dev.fiucx.CqErrEntry;
 import dev.fiucx.DomainAttr;
 import dev.fiucx.FiDatatype;
 import dev.fiucx.FiErrno;
+import dev.fiucx.FiException;
 import dev.fiucx.FiFlags;
 import dev.fiucx.FiOp;
 import dev.fiucx.conformance.remote.Initiator;
@@ -351,6 +353,63 @@ class FiucxMetricsOverUcxTest {
       assertEquals(4, timer.count());
       assertTrue(registry.find("fiucx.atomic.latency").timers().isEmpty());
     }
+  }
+
+  @Test
+  void aCellShownBeforeItsFirstOperationCountsFromZero() {
+    try (RemoteTarget target = new RemoteTarget("ucx", "tcp", LENGTH, false, false, List.of());
+        Initiator ini = new Initiator("ucx", Initiator.manual("tcp"));
+        Arena arena = Arena.ofConfined();
+        FiucxMetrics metrics = new FiucxMetrics(ini.domain)) {
+      MeterRegistry registry = new SimpleMeterRegistry();
+      metrics.bindTo(registry);
+      metrics.refresh();
+      assertTrue(
+          registry.find("fiucx.atomic.operations").functionCounters().isEmpty(), "no cell used");
+      metrics.show(AtomicFamily.FETCH, FiOp.SUM, FiDatatype.UINT64);
+      String[] cell = {"family", "fetch", "op", "FI_SUM", "datatype", "FI_UINT64"};
+      assertEquals(0.0, ops(registry, cell, "ok"));
+      assertEquals(0.0, ops(registry, cell, "error"));
+      assertEquals(
+          2, registry.find("fiucx.atomic.operations").functionCounters().size(), "one cell only");
+      FiException invalid =
+          assertThrows(
+              FiException.class,
+              () -> metrics.show(AtomicFamily.COMPARE, FiOp.SUM, FiDatatype.UINT64));
+      assertEquals(FiErrno.EOPNOTSUPP, invalid.errno());
+
+      long peer = ini.av.insert(target.address());
+      MemorySegment one = arena.allocate(8, 8);
+      one.set(ValueLayout.JAVA_LONG, 0, 1);
+      MemorySegment result = arena.allocate(8, 8);
+      assertEquals(
+          0,
+          ini.post(
+              AtomicFamily.FETCH,
+              FiOp.SUM,
+              FiDatatype.UINT64,
+              1,
+              one,
+              null,
+              result,
+              peer,
+              0,
+              target.key(),
+              null));
+      ini.awaitCompletion();
+      metrics.refresh();
+      assertEquals(1.0, ops(registry, cell, "ok"));
+      assertEquals(2, registry.find("fiucx.atomic.operations").functionCounters().size());
+    }
+  }
+
+  private static double ops(MeterRegistry registry, String[] cell, String outcome) {
+    return registry
+        .get("fiucx.atomic.operations")
+        .tags(cell)
+        .tag("outcome", outcome)
+        .functionCounter()
+        .count();
   }
 
   @Test
