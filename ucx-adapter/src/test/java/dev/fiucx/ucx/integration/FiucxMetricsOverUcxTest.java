@@ -63,20 +63,7 @@ class FiucxMetricsOverUcxTest {
       MemorySegment result = arena.allocate(32, 16);
 
       for (int i = 0; i < 5; i++) { // native
-        assertEquals(
-            0,
-            ini.post(
-                AtomicFamily.FETCH,
-                FiOp.SUM,
-                FiDatatype.UINT64,
-                1,
-                one,
-                null,
-                result,
-                peer,
-                0,
-                key,
-                null));
+        assertEquals(0, fetchSum(ini, one, result, peer, 0, key));
         ini.awaitCompletion();
       }
       assertEquals(
@@ -118,20 +105,7 @@ class FiucxMetricsOverUcxTest {
                 null));
         ini.awaitCompletion();
       }
-      assertEquals(
-          -FiErrno.EFAULT,
-          ini.post(
-              AtomicFamily.FETCH,
-              FiOp.SUM,
-              FiDatatype.UINT64,
-              1,
-              one,
-              null,
-              result,
-              peer,
-              LENGTH,
-              key,
-              null));
+      assertEquals(-FiErrno.EFAULT, fetchSum(ini, one, result, peer, LENGTH, key));
       assertEquals(
           -FiErrno.EFAULT,
           ini.ep.fetchAtomic(
@@ -164,39 +138,13 @@ class FiucxMetricsOverUcxTest {
       Set<Path> targetShm = posixShmMappedBy(target.pid());
       signal("STOP", target.pid());
       awaitStopped(target.pid());
-      assertEquals(
-          0,
-          ini.post(
-              AtomicFamily.FETCH,
-              FiOp.SUM,
-              FiDatatype.UINT64,
-              1,
-              one,
-              null,
-              result,
-              peer,
-              0,
-              key,
-              null));
+      assertEquals(0, fetchSum(ini, one, result, peer, 0, key));
       assertEquals(
           1.0, gauge(registry, "fiucx.atomic.outstanding"), "a frozen target answers nothing");
       target.kill();
       CqErrEntry error = ini.awaitError();
       assertEquals(FiErrno.ECONNRESET, error.err);
-      assertEquals(
-          -FiErrno.ECONNRESET,
-          ini.post(
-              AtomicFamily.FETCH,
-              FiOp.SUM,
-              FiDatatype.UINT64,
-              1,
-              one,
-              null,
-              result,
-              peer,
-              0,
-              key,
-              null));
+      assertEquals(-FiErrno.ECONNRESET, fetchSum(ini, one, result, peer, 0, key));
 
       // read as a scrape reads it, the gauge also registers the meters of the cells used since
       assertEquals(0.0, gauge(registry, "fiucx.atomic.outstanding"));
@@ -301,20 +249,7 @@ class FiucxMetricsOverUcxTest {
       MemorySegment result = arena.allocate(8, 8);
       Runnable fetchAdd =
           () -> {
-            assertEquals(
-                0,
-                ini.post(
-                    AtomicFamily.FETCH,
-                    FiOp.SUM,
-                    FiDatatype.UINT64,
-                    1,
-                    one,
-                    null,
-                    result,
-                    peer,
-                    0,
-                    target.key(),
-                    null));
+            assertEquals(0, fetchSum(ini, one, result, peer, 0, target.key()));
             ini.awaitCompletion();
           };
       fetchAdd.run();
@@ -382,25 +317,29 @@ class FiucxMetricsOverUcxTest {
       MemorySegment one = arena.allocate(8, 8);
       one.set(ValueLayout.JAVA_LONG, 0, 1);
       MemorySegment result = arena.allocate(8, 8);
-      assertEquals(
-          0,
-          ini.post(
-              AtomicFamily.FETCH,
-              FiOp.SUM,
-              FiDatatype.UINT64,
-              1,
-              one,
-              null,
-              result,
-              peer,
-              0,
-              target.key(),
-              null));
+      assertEquals(0, fetchSum(ini, one, result, peer, 0, target.key()));
       ini.awaitCompletion();
       metrics.refresh();
       assertEquals(1.0, ops(registry, cell, "ok"));
       assertEquals(2, registry.find("fiucx.atomic.operations").functionCounters().size());
     }
+  }
+
+  /** Posts one fetch SUM UINT64 of {@code one} at {@code offset}; the call's return value. */
+  private static int fetchSum(
+      Initiator ini, MemorySegment one, MemorySegment result, long peer, long offset, long key) {
+    return ini.post(
+        AtomicFamily.FETCH,
+        FiOp.SUM,
+        FiDatatype.UINT64,
+        1,
+        one,
+        null,
+        result,
+        peer,
+        offset,
+        key,
+        null);
   }
 
   private static double ops(MeterRegistry registry, String[] cell, String outcome) {
@@ -427,20 +366,7 @@ class FiucxMetricsOverUcxTest {
       MemorySegment result = arena.allocate(16, 8);
       assertEquals(0, count(registry, "fiucx.keys.resolved"));
       for (int i = 0; i < 3; i++) { // resolved once, then cached
-        assertEquals(
-            0,
-            ini.post(
-                AtomicFamily.FETCH,
-                FiOp.SUM,
-                FiDatatype.UINT64,
-                1,
-                one,
-                null,
-                result,
-                peer,
-                0,
-                target.key(),
-                null));
+        assertEquals(0, fetchSum(ini, one, result, peer, 0, target.key()));
         ini.awaitCompletion();
       }
       assertEquals(1, count(registry, "fiucx.keys.resolved"));
@@ -469,34 +395,8 @@ class FiucxMetricsOverUcxTest {
         Thread.onSpinWait();
       }
       assertEquals(1, count(registry, "fiucx.keys.revoked"));
-      assertEquals(
-          -FiErrno.EKEYREJECTED,
-          ini.post(
-              AtomicFamily.FETCH,
-              FiOp.SUM,
-              FiDatatype.UINT64,
-              1,
-              one,
-              null,
-              result,
-              peer,
-              0,
-              oldKey,
-              null));
-      assertEquals(
-          0,
-          ini.post(
-              AtomicFamily.FETCH,
-              FiOp.SUM,
-              FiDatatype.UINT64,
-              1,
-              one,
-              null,
-              result,
-              peer,
-              0,
-              newKey,
-              null));
+      assertEquals(-FiErrno.EKEYREJECTED, fetchSum(ini, one, result, peer, 0, oldKey));
+      assertEquals(0, fetchSum(ini, one, result, peer, 0, newKey));
       ini.awaitCompletion();
       assertEquals(3, count(registry, "fiucx.keys.resolved"));
       assertEquals(1, count(registry, "fiucx.keys.revoked"));
