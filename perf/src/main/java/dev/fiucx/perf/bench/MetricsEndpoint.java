@@ -43,7 +43,9 @@ public final class MetricsEndpoint implements AutoCloseable {
   private final List<FiucxMetrics> bound = new ArrayList<>();
   private final JvmGcMetrics gc = new JvmGcMetrics();
   private final HttpServer server;
-  private long scrapes; // guarded by this
+  private long begun; // scrapes begun so far; guarded by this
+  private long
+      served; // the number (in begun order) of the latest scrape served whole; guarded by this
 
   /**
    * Binds the domains' metrics and starts serving.
@@ -93,23 +95,24 @@ public final class MetricsEndpoint implements AutoCloseable {
     bound.forEach(m -> m.show(family, op, type));
   }
 
-  /** How many scrapes have been served so far. */
+  /** How many scrapes have begun so far (served or not). */
   public synchronized long scrapes() {
-    return scrapes;
+    return begun;
   }
 
   /**
-   * Waits until a scrape after the {@code seen}-th has been served, at most {@code maxNanos};
-   * whether one was.
+   * Waits until a scrape that began after the {@code seen}-th has been served, at most {@code
+   * maxNanos}; whether one was. A scrape that began earlier and ends meanwhile does not count: it
+   * may have read the counters before what the caller wants seen.
    */
   public synchronized boolean awaitScrapeAfter(long seen, long maxNanos)
       throws InterruptedException {
     long deadline = System.nanoTime() + maxNanos;
     long left;
-    while (scrapes <= seen && (left = deadline - System.nanoTime()) > 0) {
+    while (served <= seen && (left = deadline - System.nanoTime()) > 0) {
       TimeUnit.NANOSECONDS.timedWait(this, left);
     }
-    return scrapes > seen;
+    return served > seen;
   }
 
   private void scrape(HttpExchange exchange) throws IOException {
@@ -118,6 +121,10 @@ public final class MetricsEndpoint implements AutoCloseable {
         exchange.sendResponseHeaders(405, -1);
         return;
       }
+      long number;
+      synchronized (this) {
+        number = ++begun;
+      }
       byte[] body = registry.scrape().getBytes(StandardCharsets.UTF_8);
       exchange.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
       exchange.sendResponseHeaders(200, body.length);
@@ -125,7 +132,7 @@ public final class MetricsEndpoint implements AutoCloseable {
         out.write(body);
       }
       synchronized (this) {
-        scrapes++;
+        served = Math.max(served, number);
         notifyAll();
       }
     }
