@@ -68,6 +68,12 @@ public interface Domain extends AutoCloseable {
   /** How many exceptions the domain has caught and survived so far. */
   long errorCount();
 
+  /**
+   * What the domain's emulation engines (CAS loop, remote lock) did since it opened: a live view,
+   * read without blocking, valid after close.
+   */
+  EmulationCounts emulationCounts();
+
   @Override
   void close();
 }

@@ -1,5 +1,6 @@
 package dev.fiucx.emulation;
 
+import dev.fiucx.EmulationCounts;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -11,7 +12,7 @@ import java.util.concurrent.atomic.LongAdder;
  * hot ones) are plain fields there, and the read-modify-writes of {@link LongAdder} are kept for
  * automatic progress, where the posting and the progress thread both finish elements.
  */
-public final class EmulationCounters {
+public final class EmulationCounters implements EmulationCounts {
   private final boolean concurrent;
   // the per-element counts under manual progress; read racily (opaque) by a metrics binder
   private long plainCasElements;
@@ -63,102 +64,87 @@ public final class EmulationCounters {
   private final java.util.concurrent.atomic.AtomicLong maxTicketTurns =
       new java.util.concurrent.atomic.AtomicLong();
 
-  /** Elements carried out by the CAS loop (finished, successfully or not). */
+  @Override
   public long casElements() {
     return casElements.sum() + plainCasElements;
   }
 
-  /** Compare-and-swaps posted. */
+  @Override
   public long casAttempts() {
     return casAttempts.sum() + plainCasAttempts;
   }
 
-  /** Compare-and-swaps that found another value than the one read: each one cost a retry. */
+  @Override
   public long casRetries() {
     return casRetries.sum() + plainCasRetries;
   }
 
-  /** Elements whose op changed nothing, so no swap was posted after the read. */
+  @Override
   public long swapsSkipped() {
     return swapsSkipped.sum() + plainSwapsSkipped;
   }
 
-  /** Elements carried out under a remote lock (finished, successfully or not). */
+  @Override
   public long lockElements() {
     return lockElements.sum() + plainLockElements;
   }
 
-  /** Remote locks taken (a restarted element takes its lock again). */
+  @Override
   public long lockAcquisitions() {
     return lockAcquisitions.sum() + plainLockAcquisitions;
   }
 
-  /** Lock elements that found their stripe held at least once and waited. */
+  @Override
   public long lockWaits() {
     return lockWaits.sum() + plainLockWaits;
   }
 
-  /**
-   * Turns waited by lock elements, added up: for each ticket an element took, the tickets ahead of
-   * it then (an element that entered a free stripe at once waited none).
-   */
+  @Override
   public long lockTurns() {
     return lockTurns.sum() + plainLockTurns;
   }
 
-  /**
-   * The most turns one lock element waited, over all the tickets it took (an element that lost its
-   * turn while it was not looking takes another).
-   */
+  @Override
   public long maxLockTurns() {
     return Math.max(maxLockTurns.get(), plainMaxLockTurns);
   }
 
-  /** Tickets taken: lock elements that found their stripe held or queued, and took a place. */
+  @Override
   public long tickets() {
     return tickets.sum() + plainTickets;
   }
 
-  /**
-   * The most tickets ahead of one ticket when it was taken: the turns its element waits when it
-   * looks in time, which the ticket order bounds by the elements then in flight on the stripe.
-   */
+  @Override
   public long maxTicketTurns() {
     return Math.max(maxTicketTurns.get(), plainMaxTicketTurns);
   }
 
-  /**
-   * Turns that nobody claimed in time and that this domain's initiators skipped: tickets of waiters
-   * that died, or that were not looking (their thread set aside), which then take a new ticket.
-   */
+  @Override
   public long turnsSkipped() {
     return turnsSkipped.sum();
   }
 
-  /** Locks this domain's initiators took over from a holder whose lease ran out. */
+  @Override
   public long locksTakenOver() {
     return locksTakenOver.sum();
   }
 
-  /** Locks this domain, as a target, freed because their holder's connection failed. */
+  @Override
   public long locksReclaimed() {
     return locksReclaimed.sum();
   }
 
-  /**
-   * Elements that held their lock for half a lease before they could write, gave it back and
-   * started over (a stalled initiator, never a healthy one).
-   */
+  @Override
   public long lockRestarts() {
     return lockRestarts.sum();
   }
 
-  /** Releases that found the lock taken over: a holder stalled for a whole lease. */
+  @Override
   public long locksLost() {
     return locksLost.sum();
   }
 
-  /** Lock elements whose op changed nothing, so nothing was written back. */
+  @Override
   public long putsSkipped() {
     return putsSkipped.sum();
   }

@@ -6,6 +6,7 @@ import dev.fiucx.CompletionQueue;
 import dev.fiucx.Counter;
 import dev.fiucx.Domain;
 import dev.fiucx.DomainAttr;
+import dev.fiucx.EmulationCounts;
 import dev.fiucx.Endpoint;
 import dev.fiucx.FiDatatype;
 import dev.fiucx.FiErrno;
@@ -336,6 +337,11 @@ public final class EngineDomain implements Domain, TransportCompletions {
 
   /** What the emulation engines did: CAS attempts, retries, skipped swaps, remote locks. */
   public EmulationCounters emulationCounters() {
+    return emulationCounters;
+  }
+
+  @Override
+  public EmulationCounts emulationCounts() {
     return emulationCounters;
   }
 

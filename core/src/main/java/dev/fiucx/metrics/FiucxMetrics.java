@@ -2,13 +2,13 @@ package dev.fiucx.metrics;
 
 import dev.fiucx.AtomicFamily;
 import dev.fiucx.Domain;
+import dev.fiucx.EmulationCounts;
 import dev.fiucx.FiDatatype;
 import dev.fiucx.FiErrno;
 import dev.fiucx.FiException;
 import dev.fiucx.FiOp;
 import dev.fiucx.completion.LatencyRecorder;
 import dev.fiucx.completion.OperationCounts;
-import dev.fiucx.emulation.EmulationCounters;
 import dev.fiucx.engine.EngineDomain;
 import dev.fiucx.semantics.AtomicCell;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -188,7 +188,7 @@ public final class FiucxMetrics implements MeterBinder, AutoCloseable {
           refresh(); // a scrape reads every gauge: the cells used since the last one show up
           return sum(d, OperationCounts::outstanding);
         });
-    EmulationCounters em = domain.emulationCounters();
+    EmulationCounts em = domain.emulationCounts();
     emulation(
         registry,
         "fiucx.cas.attempts",

@@ -17,6 +17,7 @@ import dev.fiucx.CqEntry;
 import dev.fiucx.CqErrEntry;
 import dev.fiucx.Domain;
 import dev.fiucx.DomainAttr;
+import dev.fiucx.EmulationCounts;
 import dev.fiucx.Endpoint;
 import dev.fiucx.Fabric;
 import dev.fiucx.FiDatatype;
@@ -27,8 +28,6 @@ import dev.fiucx.Ioc;
 import dev.fiucx.MemoryRegion;
 import dev.fiucx.RmaIoc;
 import dev.fiucx.conformance.suite.RequiresProvider;
-import dev.fiucx.emulation.EmulationCounters;
-import dev.fiucx.engine.EngineDomain;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Map;
@@ -86,8 +85,8 @@ class CasLoopCallFormsTest {
     arena.close();
   }
 
-  private EmulationCounters counters() {
-    return ((EngineDomain) domain).emulationCounters();
+  private EmulationCounts counters() {
+    return domain.emulationCounts();
   }
 
   private Object completion() {
@@ -368,7 +367,7 @@ class CasLoopCallFormsTest {
   @CsvSource({"shm", "tcp"})
   void theCountersSeeSwapsAndSkips(String transport) {
     open(transport, DomainAttr.Progress.MANUAL, false);
-    EmulationCounters c = counters();
+    EmulationCounts c = counters();
     long elements = c.casElements();
     long attempts = c.casAttempts();
     long skipped = c.swapsSkipped();

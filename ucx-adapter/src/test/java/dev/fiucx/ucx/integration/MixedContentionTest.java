@@ -9,6 +9,7 @@ import dev.fiucx.AtomicFamily;
 import dev.fiucx.CqEntry;
 import dev.fiucx.CqErrEntry;
 import dev.fiucx.DomainAttr;
+import dev.fiucx.EmulationCounts;
 import dev.fiucx.FiDatatype;
 import dev.fiucx.FiErrno;
 import dev.fiucx.FiOp;
@@ -18,8 +19,6 @@ import dev.fiucx.conformance.remote.Initiator;
 import dev.fiucx.conformance.remote.JavaCommand;
 import dev.fiucx.conformance.remote.RemoteTarget;
 import dev.fiucx.conformance.suite.RequiresProvider;
-import dev.fiucx.emulation.EmulationCounters;
-import dev.fiucx.engine.EngineDomain;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -285,7 +284,7 @@ class MixedContentionTest {
   }
 
   private static void report(String transport, String what, Initiator me) {
-    EmulationCounters c = ((EngineDomain) me.domain).emulationCounters();
+    EmulationCounts c = me.domain.emulationCounts();
     System.err.printf(
         "MixedContentionTest %s, %s: this process posted %d swaps, %d retries, %d skipped%n",
         transport, what, c.casAttempts(), c.casRetries(), c.swapsSkipped());

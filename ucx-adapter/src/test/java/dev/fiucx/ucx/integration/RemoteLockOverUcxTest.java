@@ -13,6 +13,7 @@ import dev.fiucx.AtomicMsg;
 import dev.fiucx.CqEntry;
 import dev.fiucx.Domain;
 import dev.fiucx.DomainAttr;
+import dev.fiucx.EmulationCounts;
 import dev.fiucx.Fabric;
 import dev.fiucx.FiDatatype;
 import dev.fiucx.FiErrno;
@@ -27,7 +28,6 @@ import dev.fiucx.conformance.remote.FetchAddProcess;
 import dev.fiucx.conformance.remote.Initiator;
 import dev.fiucx.conformance.remote.JavaCommand;
 import dev.fiucx.conformance.suite.RequiresProvider;
-import dev.fiucx.emulation.EmulationCounters;
 import dev.fiucx.emulation.LockWords;
 import dev.fiucx.engine.EngineDomain;
 import java.io.BufferedReader;
@@ -147,7 +147,7 @@ class RemoteLockOverUcxTest {
       }
       assertEquals(n, region.segment().get(JAVA_DOUBLE, 16), "final real part");
       assertEquals(n, region.segment().get(JAVA_DOUBLE, 24), "final imaginary part");
-      EmulationCounters c = counters(me.domain);
+      EmulationCounts c = counters(me.domain);
       assertEquals(n, c.lockElements());
       assertEquals(0, c.locksTakenOver());
       assertEquals(0, c.locksLost());
@@ -194,7 +194,7 @@ class RemoteLockOverUcxTest {
             assertEquals(LockWords.taken(0, owner), locks.get(JAVA_LONG, LockWords.offset(stripe)));
           });
 
-      EmulationCounters targetCounters = counters(target);
+      EmulationCounts targetCounters = counters(target);
       // both transports find the dead holder: tcp by UCX, shm by a look at the holder's process
       {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
@@ -231,7 +231,7 @@ class RemoteLockOverUcxTest {
       assertEquals(-2.0, result.get(JAVA_DOUBLE, 8));
       assertEquals(2.5, region.segment().get(JAVA_DOUBLE, 0));
       assertEquals(-1.0, region.segment().get(JAVA_DOUBLE, 8));
-      EmulationCounters mine = counters(me.domain);
+      EmulationCounts mine = counters(me.domain);
       assertEquals(0, mine.locksTakenOver());
       assertEquals(0, mine.lockWaits());
       assertTrue(waitedMs < LEASE_MS, "blocked " + waitedMs + " ms");
@@ -324,7 +324,7 @@ class RemoteLockOverUcxTest {
       long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - released);
       assertEquals(1.5, result.get(JAVA_DOUBLE, 0));
       assertEquals(2.5, region.segment().get(JAVA_DOUBLE, 0));
-      EmulationCounters c = counters(me.domain);
+      EmulationCounts c = counters(me.domain);
       assertEquals(1, c.turnsSkipped(), "the dead ticket's turn");
       assertEquals(0, c.locksTakenOver());
       assertEquals(2, c.maxLockTurns(), "the holder's turn and the dead ticket's");
@@ -391,7 +391,7 @@ class RemoteLockOverUcxTest {
         long tickets = 0;
         long skipped = 0;
         for (Initiator ini : initiators) {
-          EmulationCounters c = counters(ini.domain);
+          EmulationCounts c = counters(ini.domain);
           elements += c.lockElements();
           turns += c.lockTurns();
           maxTurns = Math.max(maxTurns, c.maxLockTurns());
@@ -798,8 +798,8 @@ class RemoteLockOverUcxTest {
         "ucx", new DomainAttr(transport, DomainAttr.Progress.AUTO, false, Map.of()));
   }
 
-  private static EmulationCounters counters(Domain d) {
-    return ((EngineDomain) d).emulationCounters();
+  private static EmulationCounts counters(Domain d) {
+    return d.emulationCounts();
   }
 
   /** The target's lock words, read in place. */
