@@ -47,6 +47,19 @@ public record ProcessIdentity(
   }
 
   /**
+   * Whether this names a process on this same host (same boot) that runs in another pid namespace:
+   * one whose pid means nothing in this process's {@code /proc} (a container with its own pids).
+   */
+  public boolean inAnotherPidNamespaceOfThisHost() {
+    ProcessIdentity me = SELF;
+    return known()
+        && me.known()
+        && bootIdHigh == me.bootIdHigh
+        && bootIdLow == me.bootIdLow
+        && pidNamespace != me.pidNamespace;
+  }
+
+  /**
    * Whether the process still runs: its pid exists with the same start time and is not a zombie.
    * True when it cannot be decided ({@link #observable} false, or /proc unreadable for another
    * reason than the pid being gone), so a peer is never declared dead by mistake. Reads /proc: for

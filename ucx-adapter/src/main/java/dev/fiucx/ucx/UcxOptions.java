@@ -119,13 +119,29 @@ public record UcxOptions(
    * /dev/shm}), given UCX_TLS from the environment.
    */
   boolean mayUseSharedMemory(String environmentTls) {
+    return listsAnyOf(SHARED_MEMORY, environmentTls);
+  }
+
+  /**
+   * Whether UCX may pick a shared-memory transport to reach another process ({@code self} reaches
+   * only this one), given UCX_TLS from the environment.
+   */
+  boolean mayUseSharedMemoryBetweenProcesses(String environmentTls) {
+    return listsAnyOf(BETWEEN_PROCESSES, environmentTls);
+  }
+
+  private static final Set<String> BETWEEN_PROCESSES =
+      Set.of("all", "sm", "shm", "mm", "posix", "sysv", "cma", "knem", "xpmem");
+
+  /** Whether the effective UCX_TLS names one of {@code names} (a "^" exclusion list may too). */
+  private boolean listsAnyOf(Set<String> names, String environmentTls) {
     String tls = tlsOverride();
     if (tls == null) {
       tls = environmentTls == null || environmentTls.isBlank() ? "all" : environmentTls;
     }
     for (String item : tls.toLowerCase(Locale.ROOT).split(",")) {
       String t = item.trim();
-      if (t.startsWith("^") || SHARED_MEMORY.contains(t)) {
+      if (t.startsWith("^") || names.contains(t)) {
         return true;
       }
     }

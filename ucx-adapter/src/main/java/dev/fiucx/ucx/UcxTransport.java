@@ -88,6 +88,8 @@ public final class UcxTransport implements Transport {
   /** Whether UCX may allocate in /dev/shm: its free space then bounds {@link #allocate}. */
   private final boolean sharedMemory;
 
+  private final boolean sharedMemoryBetweenProcesses;
+
   private final ControlChannel control = new ControlChannel(this);
   private volatile java.util.function.LongConsumer initiatorFailures;
 
@@ -119,6 +121,8 @@ public final class UcxTransport implements Transport {
     UcxLayout.requireKnown(UcpNative.version());
     this.options = options;
     this.sharedMemory = options.mayUseSharedMemory(System.getenv("UCX_TLS"));
+    this.sharedMemoryBetweenProcesses =
+        options.mayUseSharedMemoryBetweenProcesses(System.getenv("UCX_TLS"));
     Map<String, String> overrides = new LinkedHashMap<>();
     String tls = options.tlsOverride();
     if (tls != null) {
@@ -247,6 +251,18 @@ public final class UcxTransport implements Transport {
 
   @Override
   public TransportPeer connect(byte[] peerAddress, ProcessIdentity peerProcess) {
+    if (sharedMemoryBetweenProcesses && peerProcess.inAnotherPidNamespaceOfThisHost()) {
+      // UCX 1.13 takes such a peer for reachable over sysv or cma, and its ucp_ep_create or first
+      // message then times out (ucx_perftest too): refuse at once, with the way out
+      throw new FiException(
+          FiErrno.EHOSTUNREACH,
+          "the peer ("
+              + peerProcess
+              + ") runs on this host in another pid namespace, which UCX "
+              + UcpNative.versionString()
+              + "'s shared-memory transports cannot reach (a container with its own pids);"
+              + " use tcp, or run both in one pid namespace (docker: --pid=host)");
+    }
     synchronized (this) {
       checkOpen();
       UcxPeer peer;

@@ -39,6 +39,19 @@ class UcxOptionsTest {
   }
 
   @Test
+  void sharedMemoryBetweenProcessesIsAnyListThatMayPickIt() {
+    UcxOptions o = UcxOptions.defaults();
+    assertTrue(o.withTransports("shm").mayUseSharedMemoryBetweenProcesses(null));
+    assertTrue(o.withTransports("tcp,sysv").mayUseSharedMemoryBetweenProcesses(null));
+    assertTrue(o.withTransports("^tcp").mayUseSharedMemoryBetweenProcesses(null));
+    assertTrue(o.mayUseSharedMemoryBetweenProcesses(null), "UCX's default is all transports");
+    assertTrue(o.mayUseSharedMemoryBetweenProcesses("cma,tcp"), "from UCX_TLS");
+    assertFalse(o.withTransports("tcp").mayUseSharedMemoryBetweenProcesses(null));
+    assertFalse(o.withTransports("self,tcp").mayUseSharedMemoryBetweenProcesses(null));
+    assertFalse(o.mayUseSharedMemoryBetweenProcesses("tcp"));
+  }
+
+  @Test
   void ucxStatusesMapToFiErrno() {
     assertEquals(0, UcsStatus.toFiErrno(UcxConstants.UCS_OK));
     assertEquals(-FiErrno.ECONNRESET, UcsStatus.toFiErrno(UcxConstants.UCS_ERR_CONNECTION_RESET));

@@ -223,8 +223,9 @@ public final class RemoteTarget implements Target {
 
   /**
    * Kills the target process at once, as a crash would, waits for its end and removes the
-   * /dev/shm/ucx_shm_posix_* files it mapped that this process does not map (UCX leaves a killed
-   * process's own segments behind).
+   * /dev/shm/ucx_shm_posix_* files it (or, under a prefix, the JVM the prefix started) mapped that
+   * this process does not map (UCX leaves a killed process's own segments behind). A prefix must
+   * take its child with it when killed ({@code unshare --kill-child}, {@code ip netns exec} execs).
    */
   public void kill() {
     killAndClean();
@@ -232,7 +233,9 @@ public final class RemoteTarget implements Target {
   }
 
   private void killAndClean() {
+    // the JVM may run under a prefix (unshare, ip netns exec): its files are a descendant's
     Set<String> leftovers = shmFiles(pid());
+    process.descendants().forEach(d -> leftovers.addAll(shmFiles(d.pid())));
     leftovers.removeAll(shmFiles(ProcessHandle.current().pid()));
     process.destroyForcibly();
     try {

@@ -2,6 +2,7 @@ package dev.fiucx.ucx.integration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.fiucx.AtomicFamily;
 import dev.fiucx.CqEntry;
@@ -63,7 +64,26 @@ class DeadPeerTest {
   })
   void everyOperationToAKilledTargetEndsOnceAndLaterCallsAreRefused(
       String transport, String memory, DomainAttr.Progress progress) throws Exception {
-    ServingTarget target = ServingTarget.start(transport, memory.equals("register"), 4096);
+    killWithOperationsInFlight(transport, memory, progress, List.of());
+  }
+
+  /**
+   * The same with the target in a pid namespace of its own, as in a container on this host. Its pid
+   * means nothing in this process's /proc, and UCX 1.13 reaches it only over tcp (its shared-memory
+   * transports cannot: NamespacesTest), where UCX's peer-failure handling reports the death.
+   */
+  @ParameterizedTest(name = "tcp, {0} memory, {1} progress, the target in its own pid namespace")
+  @CsvSource({"register,MANUAL", "allocate,AUTO"})
+  void aTargetInAnotherPidNamespaceEndsTheSameWay(String memory, DomainAttr.Progress progress)
+      throws Exception {
+    assumeTrue(ServingTarget.pidNamespacesAvailable(), "needs root and util-linux's unshare");
+    killWithOperationsInFlight("tcp", memory, progress, ServingTarget.OWN_PID_NAMESPACE);
+  }
+
+  private void killWithOperationsInFlight(
+      String transport, String memory, DomainAttr.Progress progress, List<String> prefix)
+      throws Exception {
+    ServingTarget target = ServingTarget.start(transport, memory.equals("register"), 4096, prefix);
     Initiator ini =
         new Initiator("ucx", new DomainAttr(transport, progress, false, java.util.Map.of()));
     boolean closed = false;
@@ -146,9 +166,16 @@ class DeadPeerTest {
       long closing = System.nanoTime() - t0;
       assertTrue(closing < 1_000_000_000L, "closing took " + closing / 1_000_000 + " ms");
       System.err.printf(
-          "DeadPeerTest %s %s %s: %d operations ended %d ms after the kill (%d error entries),"
+          "DeadPeerTest %s %s %s%s: %d operations ended %d ms after the kill (%d error entries),"
               + " closed in %d ms%n",
-          transport, memory, progress, posted.size(), endedMs, errors, closing / 1_000_000);
+          transport,
+          memory,
+          progress,
+          prefix.isEmpty() ? "" : " (own pid namespace)",
+          posted.size(),
+          endedMs,
+          errors,
+          closing / 1_000_000);
     } finally {
       if (!closed) {
         ini.close();

@@ -1,14 +1,26 @@
 package dev.fiucx.ucx.integration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.fiucx.AtomicFamily;
+import dev.fiucx.DomainAttr;
+import dev.fiucx.FiDatatype;
+import dev.fiucx.FiErrno;
+import dev.fiucx.FiException;
+import dev.fiucx.FiOp;
 import dev.fiucx.conformance.remote.FetchAddProcess;
+import dev.fiucx.conformance.remote.Initiator;
 import dev.fiucx.conformance.remote.JavaCommand;
 import dev.fiucx.conformance.remote.NetworkNamespaces;
 import dev.fiucx.conformance.remote.RemoteTarget;
 import dev.fiucx.conformance.suite.RequiresProvider;
 import java.io.DataInputStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
@@ -53,6 +65,57 @@ class NamespacesTest {
         }
       }
       assertEquals(n, ByteBuffer.wrap(target.get(0, 8)).order(ByteOrder.LITTLE_ENDIAN).getLong());
+    }
+  }
+
+  /**
+   * A target on this host in a pid namespace of its own (a container with its own pids) over shared
+   * memory: UCX 1.13 takes it for reachable over sysv or cma, and its endpoint creation then times
+   * out (measured with ucx_perftest too). fiucx sees from the target's address that its process is
+   * in another pid namespace and refuses the insert at once, saying why and what to use instead;
+   * over tcp the same target is reached, exactly.
+   */
+  @Test
+  void aSharedMemoryPeerInAnotherPidNamespaceIsRefusedAtOnceAndTcpReachesIt() throws Exception {
+    assumeTrue(ServingTarget.pidNamespacesAvailable(), "needs root and util-linux's unshare");
+    try (ServingTarget target =
+            ServingTarget.start("shm", false, 64, ServingTarget.OWN_PID_NAMESPACE);
+        Initiator ini = new Initiator("ucx", "shm", DomainAttr.Progress.MANUAL)) {
+      long t0 = System.nanoTime();
+      FiException refused = assertThrows(FiException.class, () -> ini.av.insert(target.address));
+      long ms = (System.nanoTime() - t0) / 1_000_000;
+      assertEquals(FiErrno.EHOSTUNREACH, refused.errno(), refused.getMessage());
+      assertTrue(refused.getMessage().contains("another pid namespace"), refused.getMessage());
+      assertTrue(ms < 1_000, "refused after " + ms + " ms");
+      assertEquals(0, ByteBuffer.wrap(target.get(0, 8)).order(ByteOrder.LITTLE_ENDIAN).getLong());
+    }
+    try (ServingTarget target =
+            ServingTarget.start("tcp", false, 64, ServingTarget.OWN_PID_NAMESPACE);
+        Initiator ini = new Initiator("ucx", "tcp", DomainAttr.Progress.MANUAL);
+        Arena arena = Arena.ofConfined()) {
+      long peer = ini.av.insert(target.address);
+      MemorySegment one = arena.allocate(8, 8);
+      one.set(ValueLayout.JAVA_LONG, 0, 1);
+      MemorySegment fetched = arena.allocate(8, 8);
+      for (long i = 0; i < 100; i++) {
+        assertEquals(
+            0,
+            ini.post(
+                AtomicFamily.FETCH,
+                FiOp.SUM,
+                FiDatatype.UINT64,
+                1,
+                one,
+                null,
+                fetched,
+                peer,
+                0,
+                target.key,
+                "fetch " + i));
+        assertEquals("fetch " + i, ini.awaitCompletion());
+        assertEquals(i, fetched.get(ValueLayout.JAVA_LONG, 0));
+      }
+      assertEquals(100, ByteBuffer.wrap(target.get(0, 8)).order(ByteOrder.LITTLE_ENDIAN).getLong());
     }
   }
 }

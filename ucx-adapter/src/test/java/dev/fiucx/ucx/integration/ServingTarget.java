@@ -5,8 +5,10 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A target process ({@link RemoteTarget}: a serve in test mode, automatic progress) that the test
@@ -16,19 +18,33 @@ import java.util.Set;
  * what the target holds natively and not how far the garbage collector let the heap grow.
  */
 final class ServingTarget implements AutoCloseable {
+  /** Runs a command in a pid namespace of its own (pid 1 there), killed with its parent. */
+  static final List<String> OWN_PID_NAMESPACE =
+      List.of("unshare", "--pid", "--fork", "--kill-child", "--mount-proc");
+
   final ProcessHandle process;
   final byte[] address;
   final long key;
   private final RemoteTarget target;
 
-  private ServingTarget(RemoteTarget target) {
+  private ServingTarget(RemoteTarget target, boolean prefixed) {
     this.target = target;
-    this.process = ProcessHandle.of(target.pid()).orElseThrow();
+    ProcessHandle started = ProcessHandle.of(target.pid()).orElseThrow();
+    // under a prefix the JVM is the prefix's child
+    this.process = prefixed ? started.children().findFirst().orElseThrow() : started;
     this.address = target.address();
     this.key = target.key();
   }
 
   static ServingTarget start(String transport, boolean register, long length) {
+    return start(transport, register, length, List.of());
+  }
+
+  /**
+   * A target run under {@code prefix} (e.g. {@link #OWN_PID_NAMESPACE}); {@link #pid} is then its
+   * JVM's, as this process sees it.
+   */
+  static ServingTarget start(String transport, boolean register, long length, List<String> prefix) {
     return new ServingTarget(
         new RemoteTarget(
             "ucx",
@@ -36,12 +52,26 @@ final class ServingTarget implements AutoCloseable {
             length,
             register,
             false,
-            List.of(),
-            List.of("-Xms64m", "-Xmx64m", "-XX:+AlwaysPreTouch")));
+            prefix,
+            List.of("-Xms64m", "-Xmx64m", "-XX:+AlwaysPreTouch")),
+        !prefix.isEmpty());
   }
 
+  /** Whether this machine can start a process in a pid namespace of its own (root, util-linux). */
+  static boolean pidNamespacesAvailable() {
+    List<String> probe = new ArrayList<>(OWN_PID_NAMESPACE);
+    probe.add("true");
+    try {
+      Process p = new ProcessBuilder(probe).redirectErrorStream(true).start();
+      return p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0;
+    } catch (IOException | InterruptedException e) {
+      return false;
+    }
+  }
+
+  /** The target JVM's pid, as this process sees it. */
   long pid() {
-    return target.pid();
+    return process.pid();
   }
 
   byte[] get(long offset, int n) {
