@@ -44,8 +44,13 @@ import org.openucx.jucx.ucp.UcpWorker;
  * unclaimed is not: UCX destroys it inside progress when its peer fails, so it is never kept.
  *
  * <p>Later messages from the initiator (REVOKE_ACK, RELEASE) are accepted only on an endpoint
- * claimed for the initiator they name. What is refused is counted and logged ({@code ucx.errors},
- * "refusing a control message").
+ * claimed for the initiator they name. The target's messages (RESOLVE_REPLY, REVOKE) carry the
+ * secret the initiator's peer sent in its RESOLVE (64 random bits per peer), and the initiator
+ * accepts them only with it: a third worker that knows the initiator's address cannot hand it
+ * another region (or an rkey of garbage for UCX to unpack), reject a key, or revoke one. (Which of
+ * its endpoints such a message arrives on does not tell: when two workers each opened an endpoint
+ * to the other, UCX may answer on an endpoint of its own making.) What is refused is counted and
+ * logged ({@code ucx.errors}, "refusing a control message").
  *
  * <p>An endpoint back lives until its initiator is gone: all the initiator's peers sent RELEASE
  * (closed), UCX failed the endpoint (tcp), or the initiator's process exited ({@link
@@ -85,6 +90,7 @@ final class ControlChannel {
     final long worker;
     final Map<Long, UcpEndpoint> endpoints = new LinkedHashMap<>();
     final Set<Integer> peers = new HashSet<>();
+    final Map<Integer, Long> secrets = new HashMap<>(); // by peer number, from its RESOLVE
     boolean proven;
     long id;
     ProcessIdentity process = ProcessIdentity.UNKNOWN;
@@ -184,15 +190,18 @@ final class ControlChannel {
   /** Sends REVOKE to a user of a key over the endpoint back to its transport. */
   void sendRevoke(UcxExposedRegion.Resolver r, long key, Runnable onFailure) {
     UcpEndpoint back;
+    Long secret;
     synchronized (this) {
       Initiator ini = byId.get(r.initiatorId());
       back = ini == null ? null : ini.any();
+      secret = ini == null ? null : ini.secrets.get(r.initiatorPeer());
     }
-    if (back == null) {
+    if (back == null || secret == null) {
       onFailure.run();
       return;
     }
-    send(back, new ControlMessage.Revoke(key, r.initiatorPeer()), status -> onFailure.run());
+    send(
+        back, new ControlMessage.Revoke(key, r.initiatorPeer(), secret), status -> onFailure.run());
   }
 
   /** Closes every endpoint back to an initiator (at transport close). */
@@ -353,13 +362,13 @@ final class ControlChannel {
     switch (msg) {
       case ControlMessage.Resolve r -> onResolve(r, replyHandle);
       case ControlMessage.ResolveReply r -> {
-        UcxPeer p = transport.peer(r.initiatorPeer());
+        UcxPeer p = fromTargetOf(r.initiatorPeer(), r.secret(), "a RESOLVE_REPLY");
         if (p != null) {
           p.onResolveReply(r);
         }
       }
       case ControlMessage.Revoke r -> {
-        UcxPeer p = transport.peer(r.initiatorPeer());
+        UcxPeer p = fromTargetOf(r.initiatorPeer(), r.secret(), "a REVOKE");
         if (p != null) {
           p.onRevoke(r.key());
         }
@@ -380,6 +389,24 @@ final class ControlChannel {
         }
       }
     }
+  }
+
+  /**
+   * The peer {@code peerNumber} of this transport when a target's message naming it carries the
+   * peer's secret (which only the target it sent its RESOLVE to has learnt); else null, and a
+   * message with another secret is counted as refused. A peer closed meanwhile is null without a
+   * count: its target may still answer it.
+   */
+  private UcxPeer fromTargetOf(int peerNumber, long secret, String what) {
+    UcxPeer p = transport.peer(peerNumber);
+    if (p == null) {
+      return null;
+    }
+    if (secret != p.secret()) {
+      refuse(what + " without the named peer's secret");
+      return null;
+    }
+    return p;
   }
 
   /**
@@ -424,6 +451,7 @@ final class ControlChannel {
           new ControlMessage.ResolveReply(
               r.requestId(),
               r.initiatorPeer(),
+              r.secret(),
               true,
               region.segment().address(),
               region.segment().byteSize(),
@@ -432,7 +460,7 @@ final class ControlChannel {
     } else {
       reply =
           new ControlMessage.ResolveReply(
-              r.requestId(), r.initiatorPeer(), false, 0, 0, 0, new byte[0]);
+              r.requestId(), r.initiatorPeer(), r.secret(), false, 0, 0, 0, new byte[0]);
     }
     send(back, reply, status -> {});
   }
@@ -482,6 +510,7 @@ final class ControlChannel {
       byId.put(ini.id, ini);
     }
     ini.peers.add(r.initiatorPeer());
+    ini.secrets.put(r.initiatorPeer(), r.secret());
     return ep;
   }
 

@@ -28,8 +28,9 @@ sealed interface ControlMessage {
    * Initiator to target: what is {@code key}? Sent with UCX's reply flag, so the target answers on
    * the endpoint UCX built for the sender; no address travels in it, so a target never hands UCX
    * address bytes a peer wrote. {@code initiatorWorker} is the UUID of the initiator's UCX worker,
-   * which the target checks against that reply endpoint (see ControlChannel). The initiator's
-   * process lets the target tell when it is gone and let go of what it holds for it.
+   * which the target checks against that reply endpoint (see ControlChannel). {@code secret} is the
+   * initiator peer's, which the target's messages to that peer carry back. The initiator's process
+   * lets the target tell when it is gone and let go of what it holds for it.
    */
   record Resolve(
       long requestId,
@@ -37,6 +38,7 @@ sealed interface ControlMessage {
       long initiatorId,
       int initiatorPeer,
       long initiatorWorker,
+      long secret,
       ProcessIdentity initiatorProcess)
       implements ControlMessage {
     @Override
@@ -46,9 +48,9 @@ sealed interface ControlMessage {
 
     @Override
     public byte[] encode() {
-      ByteBuffer b = buffer(8 + 8 + 8 + 4 + 8 + PROCESS_BYTES);
+      ByteBuffer b = buffer(8 + 8 + 8 + 4 + 8 + 8 + PROCESS_BYTES);
       b.putLong(requestId).putLong(key).putLong(initiatorId).putInt(initiatorPeer);
-      b.putLong(initiatorWorker);
+      b.putLong(initiatorWorker).putLong(secret);
       ProcessIdentity p = initiatorProcess;
       b.putInt(p.pid()).putLong(p.startTicks()).putLong(p.bootIdHigh()).putLong(p.bootIdLow());
       b.putLong(p.pidNamespace());
@@ -59,10 +61,14 @@ sealed interface ControlMessage {
   /** A {@link ProcessIdentity} on the wire. */
   int PROCESS_BYTES = 4 + 8 + 8 + 8 + 8;
 
-  /** Target to initiator: the region behind the key, or {@code found == false}. */
+  /**
+   * Target to initiator: the region behind the key, or {@code found == false}; with the peer's
+   * secret from its RESOLVE.
+   */
   record ResolveReply(
       long requestId,
       int initiatorPeer,
+      long secret,
       boolean found,
       long base,
       long length,
@@ -76,15 +82,18 @@ sealed interface ControlMessage {
 
     @Override
     public byte[] encode() {
-      ByteBuffer b = buffer(8 + 4 + 4 + 8 + 8 + 8 + 4 + rkey.length);
-      b.putLong(requestId).putInt(initiatorPeer).putInt(found ? 1 : 0);
+      ByteBuffer b = buffer(8 + 4 + 8 + 4 + 8 + 8 + 8 + 4 + rkey.length);
+      b.putLong(requestId).putInt(initiatorPeer).putLong(secret).putInt(found ? 1 : 0);
       b.putLong(base).putLong(length).putLong(access).putInt(rkey.length).put(rkey);
       return b.array();
     }
   }
 
-  /** Target to initiator: {@code key} is closing; stop using it, flush, then acknowledge. */
-  record Revoke(long key, int initiatorPeer) implements ControlMessage {
+  /**
+   * Target to initiator: {@code key} is closing; stop using it, flush, then acknowledge. With the
+   * peer's secret from its RESOLVE.
+   */
+  record Revoke(long key, int initiatorPeer, long secret) implements ControlMessage {
     @Override
     public int amId() {
       return AM_REVOKE;
@@ -92,7 +101,7 @@ sealed interface ControlMessage {
 
     @Override
     public byte[] encode() {
-      return buffer(12).putLong(key).putInt(initiatorPeer).array();
+      return buffer(20).putLong(key).putInt(initiatorPeer).putLong(secret).array();
     }
   }
 
@@ -145,17 +154,19 @@ sealed interface ControlMessage {
               b.getLong(),
               b.getInt(),
               b.getLong(),
+              b.getLong(),
               new ProcessIdentity(b.getInt(), b.getLong(), b.getLong(), b.getLong(), b.getLong()));
       case AM_RESOLVE_REPLY ->
           new ResolveReply(
               b.getLong(),
               b.getInt(),
+              b.getLong(),
               b.getInt() != 0,
               b.getLong(),
               b.getLong(),
               b.getLong(),
               bytes(b, b.getInt()));
-      case AM_REVOKE -> new Revoke(b.getLong(), b.getInt());
+      case AM_REVOKE -> new Revoke(b.getLong(), b.getInt(), b.getLong());
       case AM_REVOKE_ACK -> new RevokeAck(b.getLong(), b.getLong(), b.getInt());
       case AM_RELEASE -> new Release(b.getLong(), b.getInt());
       default -> throw new IllegalArgumentException("unknown control message id " + amId);

@@ -56,7 +56,10 @@ final class UcxPeer implements TransportPeer {
 
   private final UcxTransport transport;
   private final AtomicPoster poster;
+  private static final java.security.SecureRandom SECRETS = new java.security.SecureRandom();
+
   private final int id;
+  private final long secret = SECRETS.nextLong();
   private final byte[] peerAddress;
   private final ProcessIdentity process;
 
@@ -109,6 +112,14 @@ final class UcxPeer implements TransportPeer {
 
   UcpEndpoint endpoint() {
     return endpoint;
+  }
+
+  /**
+   * 64 random bits that this peer sends in its RESOLVEs and its target's messages carry back; a
+   * message to this peer without them was not sent by that target.
+   */
+  long secret() {
+    return secret;
   }
 
   byte[] peerAddress() {
@@ -338,6 +349,7 @@ final class UcxPeer implements TransportPeer {
             transport.instanceId(),
             id,
             transport.workerUuid(),
+            secret,
             ProcessIdentity.self());
     transport.control().send(endpoint, msg, status -> finish(p, status));
     return p;

@@ -112,7 +112,7 @@ public final class HostileControlProcess {
   }
 
   private static byte[] resolve(long requestId, long id, long worker, ProcessIdentity me) {
-    return new ControlMessage.Resolve(requestId, 0x5eed, id, 0, worker, me).encode();
+    return new ControlMessage.Resolve(requestId, 0x5eed, id, 0, worker, id ^ worker, me).encode();
   }
 
   /** A RESOLVE as it was before the reply endpoint: the worker address travelled in it. */
@@ -139,8 +139,16 @@ public final class HostileControlProcess {
     return b.array();
   }
 
-  /** Sends one message and progresses until UCX is done with it (10 s at most). */
-  private record Sender(UcxTransport t, UcpEndpoint ep, Arena arena) {
+  /**
+   * Sends one message and progresses until UCX is done with it (10 s at most), running {@code
+   * meanwhile} between progress calls (a receiver in the same process must progress for a send with
+   * the reply flag to complete).
+   */
+  record Sender(UcxTransport t, UcpEndpoint ep, Arena arena, Runnable meanwhile) {
+    Sender(UcxTransport t, UcpEndpoint ep, Arena arena) {
+      this(t, ep, arena, () -> {});
+    }
+
     void send(int amId, byte[] payload, boolean replyFlag) {
       MemorySegment m = arena.allocate(payload.length, 8);
       MemorySegment.copy(payload, 0, m, JAVA_BYTE, 0, payload.length);
@@ -172,6 +180,7 @@ public final class HostileControlProcess {
           throw new IllegalStateException("a send did not complete");
         }
         t.progress();
+        meanwhile.run();
       }
       if (failed[0] != null) {
         throw new IllegalStateException("a send failed: " + failed[0]);
