@@ -99,6 +99,7 @@ public final class CompletionCounter implements Counter {
   public int waitFor(long threshold, long timeoutMillis) {
     long deadline = Deadline.of(timeoutMillis);
     long errorsBefore = errors.get();
+    long idleSince = 0;
     while (count.get() < threshold) {
       if (closed) {
         return -FiErrno.EOPBADSTATE;
@@ -109,11 +110,39 @@ public final class CompletionCounter implements Counter {
       if (Deadline.passed(deadline)) {
         return -FiErrno.ETIMEDOUT;
       }
-      if (progress() == 0) {
-        Thread.onSpinWait();
+      if (progress() != 0) {
+        idleSince = 0;
+        continue;
       }
+      // as CompletionRing.sread: spin a round trip's time, then sleep in the transport
+      long now = System.nanoTime();
+      if (idleSince == 0) {
+        idleSince = now;
+      } else if (now - idleSince >= CompletionRing.SPIN_BEFORE_AWAIT_NANOS) {
+        long left = deadline == Deadline.NEVER ? Long.MAX_VALUE : deadline - now;
+        if (await(Math.min(CompletionRing.MAX_AWAIT_NANOS, Math.max(0, left)))) {
+          continue;
+        }
+      }
+      Thread.onSpinWait();
     }
     return 0;
+  }
+
+  /** Sleeps in the transport under the guard progress takes; false where it cannot. */
+  private boolean await(long nanos) {
+    CallGuard g = guard;
+    if (g == null) {
+      return !closed && progress.await(nanos);
+    }
+    if (!g.tryEnter()) {
+      return false;
+    }
+    try {
+      return !closed && progress.await(nanos);
+    } finally {
+      g.exit();
+    }
   }
 
   @Override

@@ -265,6 +265,11 @@ public final class CasLoop {
     ready.push(e);
   }
 
+  /** Whether no element has a step to run at the next drain (the drainer's question). */
+  public boolean idle() {
+    return ready.isEmpty();
+  }
+
   /**
    * Takes the next step of every element that is ready; called by the one thread that drains (the
    * domain's progress, after the transport's). Returns how many elements it stepped.

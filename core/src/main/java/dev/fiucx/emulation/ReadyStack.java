@@ -46,6 +46,11 @@ final class ReadyStack {
     return reversed;
   }
 
+  /** Whether nothing is waiting to be taken (a volatile read). */
+  boolean isEmpty() {
+    return head.get() == EMPTY;
+  }
+
   /** The element after {@code element} in a taken chain; read it before handling the element. */
   int next(int element) {
     return next[element];

@@ -360,11 +360,50 @@ public final class RemoteLock {
   public void completed(int low, int status) {
     int e = low & mask;
     statuses[e] = status;
+    urgent = true;
     ready.push(e);
+  }
+
+  /**
+   * Since the last drain began: whether an element was pushed that must step at the next drain (a
+   * completion, a step with no room), and the earliest time a waiter pushed meanwhile looks again.
+   * Racy under automatic progress, like {@link #lastSeen}: a wrong answer costs one short wait,
+   * since the next drain resets both.
+   */
+  private boolean urgent;
+
+  private boolean anyWaiting;
+
+  private long waitingDue;
+
+  /** Pushes a waiter that looks again at {@code due}. */
+  private void pushWaiting(int e, long due) {
+    if (!anyWaiting || due - waitingDue < 0) {
+      waitingDue = due;
+      anyWaiting = true;
+    }
+    ready.push(e);
+  }
+
+  /**
+   * How long the drainer may wait before a step of this engine is due, after a {@link #drain}: 0
+   * when an element is ready to step now; until the earliest waiter's next look when only waiters
+   * pausing between looks are ready; {@link Long#MAX_VALUE} when none is (every element waits for
+   * the transport, whose events end a wait by themselves). A waiter pausing for its turn is no
+   * reason to spin: on a machine with fewer cores than spinning threads it takes the core its
+   * holder needs.
+   */
+  public long quietNanos(long now) {
+    if (ready.isEmpty()) {
+      return Long.MAX_VALUE;
+    }
+    return urgent || !anyWaiting ? 0 : Math.max(0, waitingDue - now);
   }
 
   /** Takes the next step of every ready element; returns how many it stepped. */
   public int drain() {
+    urgent = false; // what the drain pushes again says what it waits for
+    anyWaiting = false;
     int e = ready.takeAll();
     int stepped = 0;
     while (e != ReadyStack.EMPTY) {
@@ -389,7 +428,7 @@ public final class RemoteLock {
       case TICKETING -> ticketed(e, true);
       case WAITING -> {
         if (System.nanoTime() - notBefore[e] < 0) {
-          ready.push(e); // not yet: look again at the next progress
+          pushWaiting(e, notBefore[e]); // not yet: look again at the next progress
         } else {
           look(e, true);
         }
@@ -543,7 +582,7 @@ public final class RemoteLock {
     long pause = Math.min((ahead - 1) * Math.max(100, turnNanos), ahead * claimNanos() / 2);
     notBefore[e] = now + Math.min(maxPauseNanos, pause);
     phases.setRelease(e, WAITING);
-    ready.push(e);
+    pushWaiting(e, notBefore[e]);
     return TransportPeer.PENDING;
   }
 
@@ -712,6 +751,7 @@ public final class RemoteLock {
   private int again(int e, int step) {
     againOf[e] = step;
     phases.setRelease(e, AGAIN);
+    urgent = true;
     ready.push(e);
     return TransportPeer.PENDING;
   }

@@ -161,7 +161,22 @@ public final class EngineDomain implements Domain, TransportCompletions {
     if (attr.progress() == DomainAttr.Progress.AUTO) {
       this.progressThread =
           new ProgressThread(
-              this::exclusiveProgress,
+              new Progress() {
+                @Override
+                public int progress() {
+                  return exclusiveProgress();
+                }
+
+                @Override
+                public boolean await(long timeoutNanos) {
+                  return awaitEvent(timeoutNanos);
+                }
+
+                @Override
+                public void interruptAwait() {
+                  transport.interruptAwait();
+                }
+              },
               this::anyInFlight,
               this::assists,
               t -> errors.caught(DomainErrors.Where.PROGRESS_THREAD, t),
@@ -169,7 +184,18 @@ public final class EngineDomain implements Domain, TransportCompletions {
       this.progress = this::assistProgress;
     } else {
       this.progressThread = null;
-      this.progress = this::progressOnce;
+      this.progress =
+          new Progress() {
+            @Override
+            public int progress() {
+              return progressOnce();
+            }
+
+            @Override
+            public boolean await(long timeoutNanos) {
+              return awaitEvent(timeoutNanos);
+            }
+          };
     }
   }
 
@@ -203,6 +229,29 @@ public final class EngineDomain implements Domain, TransportCompletions {
     }
     return events;
   }
+
+  /**
+   * After a round of progress that found nothing, by the thread that progresses: sleeps in the
+   * transport until it has an event, at most {@code timeoutNanos} and never past the time an
+   * emulation step is due (a remote-lock waiter's next look). False when the transport cannot wait.
+   */
+  private boolean awaitEvent(long timeoutNanos) {
+    if (transportClosed) {
+      return false;
+    }
+    long t = timeoutNanos;
+    long now = System.nanoTime();
+    for (EngineEndpoint ep : endpoints) {
+      t = Math.min(t, ep.quietNanos(now));
+    }
+    if (t < MIN_AWAIT_NANOS) {
+      return true; // a step is due (about) now: progress again
+    }
+    return transport.awaitEvent(t);
+  }
+
+  /** Shorter waits are not worth a system call: the caller progresses again instead. */
+  private static final long MIN_AWAIT_NANOS = 2_000;
 
   /**
    * Progress rounds between two looks for dead peers ({@link Transport#checkPeers}, a flag read

@@ -1146,6 +1146,17 @@ final class EngineEndpoint implements Endpoint {
     return released ? 0 : casLoop.drain() + remoteLock.drain();
   }
 
+  /**
+   * After {@link #drainEmulation}: how long the progressing thread may wait for the transport
+   * before an emulation step of this endpoint is due (see {@link RemoteLock#quietNanos}).
+   */
+  long quietNanos(long now) {
+    if (released) {
+      return Long.MAX_VALUE;
+    }
+    return casLoop.idle() ? remoteLock.quietNanos(now) : 0;
+  }
+
   /** What metrics read of this endpoint's operations. */
   OperationCounts counts() {
     return counts;

@@ -11,12 +11,13 @@ import java.util.function.BooleanSupplier;
  * software atomics. It never sleeps while an operation of the domain is in flight: a reply over tcp
  * arrives tens of microseconds after its post, and a thread that parked in between would add its
  * whole park to every operation. Idle, it keeps spinning for {@link #SPIN_BUDGET_NANOS} after the
- * last event (a peer's stream of software atomics keeps it awake), then parks with a timeout that
- * grows to a millisecond (so an idle target costs little CPU and still serves a peer's first
- * software atomic within a millisecond), and a post that leaves an operation pending wakes it at
- * once ({@link #wake}). While the application's readers poll and progress by themselves (the domain
- * tells), it steps aside: on two cores three spinning threads (reader, this, a peer's) cost more
- * than they save.
+ * last event (a peer's stream of software atomics keeps it awake), then sleeps with a timeout that
+ * grows to a millisecond, in the transport ({@link Progress#await}: over tcp, until a peer's
+ * message arrives) where it can, else parked (an idle target costs little CPU and still serves a
+ * peer's first software atomic within a millisecond); a post that leaves an operation pending wakes
+ * it at once ({@link #wake}). While the application's readers poll and progress by themselves (the
+ * domain tells), it steps aside: on two cores three spinning threads (reader, this, a peer's) cost
+ * more than they save.
  */
 final class ProgressThread implements AutoCloseable {
   /** How long an idle thread keeps spinning after its last event before it may park. */
@@ -122,7 +123,9 @@ final class ProgressThread implements AutoCloseable {
         lastBusy = now;
         continue;
       }
-      LockSupport.parkNanos(park);
+      if (!progress.await(park)) {
+        LockSupport.parkNanos(park); // the transport cannot wake this thread on a peer's message
+      }
       sleeping = false;
       park = Math.min(LONGEST_PARK_NANOS, park * 2); // an event or a pending post resets it
     }
@@ -133,6 +136,7 @@ final class ProgressThread implements AutoCloseable {
     VarHandle.fullFence();
     if (sleeping) {
       LockSupport.unpark(thread);
+      progress.interruptAwait();
     }
   }
 
@@ -140,6 +144,7 @@ final class ProgressThread implements AutoCloseable {
   public void close() {
     running = false;
     LockSupport.unpark(thread);
+    progress.interruptAwait();
     try {
       thread.join(5_000);
     } catch (InterruptedException e) {

@@ -11,4 +11,16 @@ public interface Progress {
 
   /** Makes what progress can be made now; returns how many events were processed. */
   int progress();
+
+  /**
+   * After a {@link #progress} that found nothing, by the thread that progresses: blocks until
+   * progress may find something, or {@code timeoutNanos} pass. Returns false when this progress
+   * cannot wait, and the caller pauses by itself.
+   */
+  default boolean await(long timeoutNanos) {
+    return false;
+  }
+
+  /** Ends another thread's {@link #await} early. */
+  default void interruptAwait() {}
 }

@@ -72,6 +72,22 @@ public interface Transport extends AutoCloseable {
    */
   int progress();
 
+  /**
+   * Blocks the thread that progresses this transport until it may have something to progress (a
+   * peer's message, a reply, a completion), {@link #interruptAwait} is called, or {@code
+   * timeoutNanos} pass: a waiter that has nothing to do but wait gives its core to the threads that
+   * have (on a machine with fewer cores than spinning threads, the target's and the peers' progress
+   * are among them). Called only after {@link #progress} found nothing, by the thread that
+   * progresses. Returns false when this transport cannot wait (the caller pauses by itself); a
+   * transport may return early (true) whenever it likes, and must when events are pending.
+   */
+  default boolean awaitEvent(long timeoutNanos) {
+    return false;
+  }
+
+  /** Ends an {@link #awaitEvent} of another thread early (any thread, any time). */
+  default void interruptAwait() {}
+
   /** Peers' keys this transport resolved, each one control round trip (metrics; any thread). */
   long keysResolved();
 

@@ -92,6 +92,21 @@ final class UcpNative {
   private static final MethodHandle WORKER_FENCE =
       ucp("ucp_worker_fence", FunctionDescriptor.of(JAVA_BYTE, JAVA_LONG));
 
+  // ucs_status_t ucp_worker_arm(ucp_worker_h)
+  private static final MethodHandle WORKER_ARM =
+      ucp("ucp_worker_arm", FunctionDescriptor.of(JAVA_BYTE, JAVA_LONG));
+
+  // ucs_status_t ucp_worker_signal(ucp_worker_h): thread-safe
+  private static final MethodHandle WORKER_SIGNAL =
+      ucp("ucp_worker_signal", FunctionDescriptor.of(JAVA_BYTE, JAVA_LONG));
+
+  // int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *timeout, const sigset_t *mask)
+  private static final MethodHandle PPOLL =
+      downcall(
+          LINKER.defaultLookup(),
+          "ppoll",
+          FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG));
+
   // void ucp_get_version(unsigned *major, unsigned *minor, unsigned *release)
   private static final MethodHandle GET_VERSION =
       ucp("ucp_get_version", FunctionDescriptor.ofVoid(JAVA_LONG, JAVA_LONG, JAVA_LONG));
@@ -251,6 +266,35 @@ final class UcpNative {
   static int workerFence(long worker) {
     try {
       return (byte) WORKER_FENCE.invokeExact(worker);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  /** {@code ucp_worker_arm}: UCS_OK, or UCS_ERR_BUSY when events are waiting to be progressed. */
+  static int workerArm(long worker) {
+    try {
+      return (byte) WORKER_ARM.invokeExact(worker);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  static int workerSignal(long worker) {
+    try {
+      return (byte) WORKER_SIGNAL.invokeExact(worker);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  /**
+   * {@code ppoll} of one {@code struct pollfd} at {@code pollfd} with the {@code struct timespec}
+   * at {@code timespec}; returns ppoll's result (-1 on EINTR and other errors).
+   */
+  static int ppoll(long pollfd, long timespec) {
+    try {
+      return (int) PPOLL.invokeExact(pollfd, 1L, timespec, 0L);
     } catch (Throwable t) {
       throw rethrow(t);
     }

@@ -1,6 +1,7 @@
 package dev.fiucx.ucx;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import dev.fiucx.FiErrno;
 import dev.fiucx.FiException;
@@ -103,6 +104,22 @@ public final class UcxTransport implements Transport {
   private final List<UcxPeer> peers = new ArrayList<>();
   private boolean closed;
 
+  /**
+   * The worker's event file descriptor ({@code ucp_worker_get_efd}), or -1 when the worker cannot
+   * wake a waiter: {@link #awaitEvent} then answers false.
+   */
+  private final int eventFd;
+
+  /**
+   * One {@code struct pollfd} (8 bytes) and one {@code struct timespec} (16) for {@link
+   * #awaitEvent}, whose caller is the one thread that progresses. Freed by the collector, never by
+   * close: a waiter may still be inside ppoll then.
+   */
+  private final MemorySegment pollScratch = Arena.ofAuto().allocate(24, 8);
+
+  /** Set when closing starts: no new wait arms the worker. */
+  private volatile boolean awaitOff;
+
   /** Opens a transport with {@link UcxOptions#defaults()}. */
   public UcxTransport(TransportCompletions completions) {
     this(completions, UcxOptions.defaults());
@@ -141,7 +158,9 @@ public final class UcxTransport implements Transport {
             .requestAtomic32BitFeature()
             .requestAtomic64BitFeature()
             .requestAmFeature()
-            .requestRmaFeature();
+            .requestRmaFeature()
+            // a thread with nothing to do but wait blocks on the worker's event fd (awaitEvent)
+            .requestWakeupFeature();
     overrides.forEach(params::setConfig);
     UcpContext ctx = null;
     UcpWorker w = null;
@@ -180,6 +199,7 @@ public final class UcxTransport implements Transport {
     this.worker = w;
     this.workerHandle = w.getNativeId();
     this.poster = p;
+    this.eventFd = eventFdOf(w);
     this.workerUuid = workerUuidOf(address);
     long id;
     do {
@@ -443,6 +463,53 @@ public final class UcxTransport implements Transport {
     return events;
   }
 
+  private static int eventFdOf(UcpWorker w) {
+    try {
+      return w.getEventFD();
+    } catch (RuntimeException e) { // UCS_ERR_UNSUPPORTED: some transport cannot wake a waiter
+      return -1;
+    }
+  }
+
+  /**
+   * Arms the worker and sleeps in {@code ppoll} on its event fd until a transport has an event
+   * (over tcp: a socket became readable), {@link #interruptAwait} signals, or the timeout passes.
+   * Returns at once when the worker has events waiting ({@code UCS_ERR_BUSY}) or control messages
+   * are queued. Allocates nothing.
+   */
+  @Override
+  public boolean awaitEvent(long timeoutNanos) {
+    if (eventFd < 0 || awaitOff) {
+      return false;
+    }
+    if (control.hasWork() || timeoutNanos <= 0) {
+      return true;
+    }
+    int status = UcpNative.workerArm(workerHandle);
+    if (status == UcxConstants.UCS_ERR_BUSY) {
+      return true; // progress first
+    }
+    if (status != 0) {
+      return false;
+    }
+    MemorySegment s = pollScratch;
+    s.set(JAVA_INT, 0, eventFd);
+    s.set(JAVA_INT, 4, POLLIN); // events (short) = POLLIN, revents (short) = 0
+    s.set(JAVA_LONG, 8, timeoutNanos / 1_000_000_000L);
+    s.set(JAVA_LONG, 16, timeoutNanos % 1_000_000_000L);
+    UcpNative.ppoll(s.address(), s.address() + 8);
+    return true;
+  }
+
+  private static final int POLLIN = 1;
+
+  @Override
+  public void interruptAwait() {
+    if (eventFd >= 0 && !awaitOff) {
+      UcpNative.workerSignal(workerHandle);
+    }
+  }
+
   /**
    * Version, transports in use per connected peer, the effective UCX_TLS, UCX_ATOMIC_MODE and
    * UCX_PROTO_ENABLE, thread mode and failure detection.
@@ -544,6 +611,7 @@ public final class UcxTransport implements Transport {
       }
       closed = true;
     }
+    awaitOff = true;
     PeerWatch.unwatch(this);
     List<UcxExposedRegion> regions = live.values();
     regions.forEach(UcxExposedRegion::beginRevoke);
