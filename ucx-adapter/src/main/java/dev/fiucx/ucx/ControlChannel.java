@@ -55,7 +55,11 @@ import org.openucx.jucx.ucp.UcpWorker;
  * <p>An endpoint back lives until its initiator is gone: all the initiator's peers sent RELEASE
  * (closed), UCX failed the endpoint (tcp), or the initiator's process exited ({@link
  * #deadInitiators}: on shared memory UCX never says), so a long-lived target holds nothing of ours
- * for initiators that came and went.
+ * for initiators that came and went. Nor of UCX's, where the initiator sent on a control endpoint
+ * with peer-failure handling ({@link UcxOptions#splitControl}): such an endpoint is closed by
+ * force, which is the only close after which UCX 1.13 frees an endpoint that was wired up to its
+ * peer. An initiator whose control goes on a shared-memory endpoint (no tcp between the two) still
+ * leaves UCX's endpoint behind, with its mapping of the initiator's FIFO, until the worker closes.
  */
 final class ControlChannel {
   private static final long SEND_WAIT_NANOS = 1_000_000_000L;
@@ -568,13 +572,15 @@ final class ControlChannel {
 
   /**
    * A peer of an initiator closed. Once none of its peers is left, the endpoints back go: closed at
-   * once where UCX cannot report the initiator's end (shared memory; a flushing close, immediate
-   * with nothing in flight), else left to UCX, which fails them when the initiator's worker goes
-   * away (a forced close could take a tcp connection that the initiator's other endpoints share
-   * down with it). UCX 1.13 keeps an endpoint that was wired up to its peer (every one claimed here
-   * is) until the worker is destroyed, unless it is closed by force, which UCX allows only with
-   * peer-failure handling (tcp): on shared memory the flushing close ends our use of it, not UCX's
-   * memory for it (see DepartingInitiatorsTest).
+   * once where UCX cannot report the initiator's end (a shared-memory transport), else left to UCX,
+   * which fails them when the initiator's worker goes away (a forced close could take a tcp
+   * connection that the initiator's other endpoints share down with it). UCX 1.13 keeps an endpoint
+   * that was wired up to its peer (every one claimed here is) until the worker is destroyed, unless
+   * it is closed by force, which UCX allows only with peer-failure handling. So the close is
+   * forced: on a split control endpoint (tcp, peer-failure handling) that frees it; on a
+   * shared-memory endpoint UCX refuses the force and the flushing close (immediate with nothing in
+   * flight) ends our use of it, not UCX's memory for it (see DepartingInitiatorsTest). The
+   * initiator has flushed its RELEASE before this, and sends nothing more on that endpoint.
    */
   private void released(long initiatorId, int peer) {
     Initiator ini;
@@ -590,7 +596,7 @@ final class ControlChannel {
       byWorker.remove(ini.worker);
     }
     transport.liveRegions().forEach(region -> region.forgetInitiator(initiatorId));
-    ini.distinctEndpoints().forEach(e -> transport.closeEndpoint(e, false, DEAD_CLOSE_WAIT_NANOS));
+    ini.distinctEndpoints().forEach(e -> transport.closeEndpoint(e, true, DEAD_CLOSE_WAIT_NANOS));
   }
 
   /**
@@ -621,8 +627,7 @@ final class ControlChannel {
       transport.liveRegions().forEach(region -> region.forgetInitiator(ini.id));
       transport.initiatorFailed(ini.id);
     }
-    // UCX failed it (tcp): forced; else the process was seen gone: flushing, see released()
-    boolean force = transport.detectsPeerFailure();
-    ini.distinctEndpoints().forEach(e -> transport.closeEndpoint(e, force, DEAD_CLOSE_WAIT_NANOS));
+    // forced where UCX allows it (peer-failure handling), else flushing: see released()
+    ini.distinctEndpoints().forEach(e -> transport.closeEndpoint(e, true, DEAD_CLOSE_WAIT_NANOS));
   }
 }

@@ -9,9 +9,11 @@ import java.util.Set;
  * How a {@link UcxTransport} opens.
  *
  * @param transports which UCX transports to use: {@code "shm"} (UCX's shared-memory transports plus
- *     {@code self}), {@code "tcp"}, any other UCX_TLS list passed through as is, or null to leave
- *     it to UCX (which reads the {@code UCX_TLS} environment variable). Each transport has its own
- *     UCX context, so two transports in one JVM may use different lists.
+ *     {@code self}, and {@code tcp} for the control channel only: see {@link #splitControl}),
+ *     {@code "tcp"}, any other UCX_TLS list passed through as is ({@code "sm,self"}: shared memory
+ *     without the tcp control channel), or null to leave it to UCX (which reads the {@code UCX_TLS}
+ *     environment variable). Each transport has its own UCX context, so two transports in one JVM
+ *     may use different lists.
  * @param threadSafe ask UCX for {@code UCS_THREAD_MODE_MULTI}, so several threads may post and
  *     progress at once; otherwise one thread at a time (UCX aborts when two threads meet in a
  *     single-threaded worker)
@@ -100,7 +102,7 @@ public record UcxOptions(
       return null;
     }
     return switch (transports.trim().toLowerCase(Locale.ROOT)) {
-      case "shm" -> "sm,self";
+      case "shm" -> "sm,self,tcp";
       case "tcp" -> "tcp";
       default -> transports.trim();
     };
@@ -112,6 +114,35 @@ public record UcxOptions(
       return peerFailureDetection;
     }
     return !mayUseSharedMemory(environmentTls);
+  }
+
+  /**
+   * Whether each peer gets a second endpoint, for the control channel only, with peer-failure
+   * handling: where failure detection is off (shared memory in the list) and tcp is named in the
+   * list too. Why: UCX 1.13 frees an endpoint that was wired up to its peer (every endpoint a
+   * target claims for an initiator is) only when it is closed by force, and forces a close only
+   * with peer-failure handling, which its shared-memory transports lack; so a shm target kept one
+   * endpoint, with its mapping of the initiator's FIFO, per initiator that ever came (23-40 KiB
+   * each, until the worker died). With peer-failure handling UCX drops the shared-memory transports
+   * from that endpoint and carries it over tcp; the data endpoint, without it, keeps the
+   * shared-memory lanes (atomics, ucp_rkey_ptr mappings) and never wires up, so the target holds
+   * nothing of UCX's for it. A peer that cannot be reached over tcp falls back to the data endpoint
+   * (UcxPeer).
+   */
+  boolean splitControl(String environmentTls) {
+    if (detectPeerFailure(environmentTls) || !mayUseSharedMemory(environmentTls)) {
+      return false;
+    }
+    String tls = tlsOverride();
+    if (tls == null) {
+      tls = environmentTls == null ? "" : environmentTls;
+    }
+    for (String item : tls.toLowerCase(Locale.ROOT).split(",")) {
+      if (item.trim().equals("tcp")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

@@ -27,6 +27,14 @@ import org.openucx.jucx.ucp.UcpRequest;
  * (shared memory), by the transport's look at the peer's process ({@link #processExited}); either
  * way posts are refused from then on, before the direct path touches the dead process's memory, and
  * every operation still pending ends with {@code -FI_ECONNRESET}.
+ *
+ * <p>Where the transport splits the control channel off ({@link UcxOptions#splitControl}), control
+ * messages go on an endpoint of their own with peer-failure handling (tcp), so that the target can
+ * free its end by force when this peer leaves; atomics, puts, gets and flushes stay on the data
+ * endpoint (shared memory, no error handling), whose lanes and mappings are what they were. When
+ * the control endpoint cannot be opened or fails (a peer in another network namespace, where tcp
+ * does not reach), control goes on the data endpoint, as without the split, and a RESOLVE lost with
+ * the control endpoint is sent again there.
  */
 final class UcxPeer implements TransportPeer {
   // RemoteAtomicOp ordinal -> ucp_atomic_op_t
@@ -69,6 +77,12 @@ final class UcxPeer implements TransportPeer {
   private final UcpEndpoint endpoint;
   private final long ep;
 
+  /** The control endpoint of its own, or null where control goes on {@link #endpoint}. */
+  private final UcpEndpoint control;
+
+  /** Where control messages go: {@link #control} until it fails, else {@link #endpoint}. */
+  private volatile UcpEndpoint route;
+
   /** Whether regions this peer resolves are mapped for CPU atomics where UCX can map them. */
   private final boolean maps;
 
@@ -86,7 +100,7 @@ final class UcxPeer implements TransportPeer {
 
   private volatile int failure; // 0, or the negative fi_errno that posts now return
   private volatile String failureText;
-  private boolean closed;
+  private volatile boolean closed;
 
   UcxPeer(
       UcxTransport transport,
@@ -103,6 +117,19 @@ final class UcxPeer implements TransportPeer {
     this.tracked = tracked;
     this.endpoint = transport.openEndpoint(peerAddress, this::failed);
     this.ep = endpoint.getNativeId();
+    UcpEndpoint c = null;
+    if (transport.splitsControl()
+        && !java.util.Arrays.equals(peerAddress, transport.address())) { // self: no wire-up
+      try {
+        c = transport.openControlEndpoint(peerAddress, this::controlFailed);
+      } catch (RuntimeException e) { // UcxException: no transport with failure handling reaches it
+        transport
+            .errors()
+            .peerCaused("opening a control endpoint (control goes on the data one)", e);
+      }
+    }
+    this.control = c;
+    this.route = c != null ? c : endpoint;
     this.maps = transport.mapsPeers() && !java.util.Arrays.equals(peerAddress, transport.address());
   }
 
@@ -120,6 +147,27 @@ final class UcxPeer implements TransportPeer {
    */
   long secret() {
     return secret;
+  }
+
+  /** Whether {@code handle} is the native ucp_ep_h of this peer's data or control endpoint. */
+  boolean owns(long handle) {
+    return ep == handle || (control != null && control.getNativeId() == handle);
+  }
+
+  /**
+   * The control endpoint failed (inside progress): control goes on the data endpoint from now on.
+   * Not a failure of the peer: the data endpoint may still reach it (a dead peer is found by the
+   * look at its process, as without the split).
+   */
+  private void controlFailed(int ucsStatus, String text) {
+    if (route != endpoint) {
+      route = endpoint;
+      transport
+          .errors()
+          .peerCaused(
+              "the control endpoint failed (control goes on the data one)",
+              new IllegalStateException(text));
+    }
   }
 
   byte[] peerAddress() {
@@ -351,7 +399,23 @@ final class UcxPeer implements TransportPeer {
             transport.workerUuid(),
             secret,
             ProcessIdentity.self());
-    transport.control().send(endpoint, msg, status -> finish(p, status));
+    UcpEndpoint via = route;
+    transport
+        .control()
+        .send(
+            via,
+            msg,
+            status -> {
+              if (via == endpoint || closed || failure != 0) {
+                finish(p, status);
+                return;
+              }
+              // lost with the control endpoint: again on the data endpoint, after this progress
+              route = endpoint;
+              transport
+                  .control()
+                  .defer(() -> transport.control().send(endpoint, msg, s -> finish(p, s)));
+            });
     return p;
   }
 
@@ -420,7 +484,7 @@ final class UcxPeer implements TransportPeer {
         new UcxCallback() {
           @Override
           public void onSuccess(UcpRequest request) {
-            transport.control().defer(() -> transport.control().send(endpoint, ack, status -> {}));
+            transport.control().defer(() -> transport.control().send(route, ack, status -> {}));
           }
 
           @Override
@@ -508,7 +572,7 @@ final class UcxPeer implements TransportPeer {
       if (release) {
         transport
             .control()
-            .sendAndWait(endpoint, new ControlMessage.Release(transport.instanceId(), id));
+            .sendAndWait(route, new ControlMessage.Release(transport.instanceId(), id));
       }
       // from here on posts are refused instead of reaching a destroyed endpoint
       fail(-FiErrno.EBADF, "closed");
@@ -516,6 +580,9 @@ final class UcxPeer implements TransportPeer {
     // the endpoint first: closing it completes (or cancels) what is in flight on these rkeys;
     // what UCX leaves pending on shared memory ends here
     transport.closeEndpoint(endpoint, wasFailed);
+    if (control != null) {
+      transport.closeEndpoint(control, wasFailed || route != control);
+    }
     endPending(wasFailed ? failure : -FiErrno.ECANCELED);
     UcxRemoteRegion.unmapAll(mappings, transport.errors());
     for (UcpRemoteKey k : toDestroy) {
@@ -524,8 +591,22 @@ final class UcxPeer implements TransportPeer {
     transport.forgetPeer(this);
   }
 
-  /** The lanes UCX chose for this endpoint (ucp_ep_print_info), one per line. */
+  /** The lanes UCX chose for the data endpoint (ucp_ep_print_info), separated by "; ". */
   String lanes() {
+    return lanes(ep);
+  }
+
+  /** The control endpoint's lanes, or where control goes instead. */
+  String controlLanes() {
+    if (control == null) {
+      return "none (control goes on the data endpoint)";
+    }
+    return route == control
+        ? lanes(control.getNativeId())
+        : "failed (control goes on the data one)";
+  }
+
+  private static String lanes(long ep) {
     return UcpNative.endpointInfo(ep)
         .lines()
         .map(l -> l.replaceFirst("^#\\s*", "").replaceAll("\\s+", " "))

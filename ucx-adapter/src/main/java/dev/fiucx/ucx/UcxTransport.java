@@ -53,6 +53,13 @@ public final class UcxTransport implements Transport {
   private final UcxOptions options;
   private final Map<String, String> configOverrides;
   private final boolean detectPeerFailure;
+
+  /**
+   * Whether peers carry the control channel on an endpoint of its own ({@link
+   * UcxOptions#splitControl}).
+   */
+  private final boolean splitControl;
+
   private final UcpContext context;
   private final UcpWorker worker;
   private final long workerHandle;
@@ -150,6 +157,7 @@ public final class UcxTransport implements Transport {
     overrides.put("PROTO_ENABLE", "n");
     this.configOverrides = Map.copyOf(overrides);
     this.detectPeerFailure = options.detectPeerFailure(System.getenv("UCX_TLS"));
+    this.splitControl = options.splitControl(System.getenv("UCX_TLS"));
     this.completions = completions;
     this.tracked = detectPeerFailure ? null : new PendingTokens();
 
@@ -549,6 +557,11 @@ public final class UcxTransport implements Transport {
     d.put("ucx.thread_mode", options.threadSafe() ? "multi" : "single");
     d.put("ucx.peer_failure_detection", detectPeerFailure ? "on" : "off");
     d.put(
+        "ucx.control_endpoint",
+        splitControl
+            ? "own endpoint per peer, with peer-failure handling (tcp), else the data endpoint"
+            : "the data endpoint");
+    d.put(
         "ucx.dead_peers",
         (detectPeerFailure ? "UCX's peer-failure handling; " : "")
             + "processes of peers in this host and pid namespace are watched");
@@ -591,6 +604,9 @@ public final class UcxTransport implements Transport {
     }
     for (UcxPeer p : snapshot) {
       d.put("ucx.peer." + p.id() + ".lanes", p.lanes());
+      if (splitControl) {
+        d.put("ucx.peer." + p.id() + ".control_lanes", p.controlLanes());
+      }
       if (p.failed()) {
         d.put("ucx.peer." + p.id() + ".failed", p.failureText());
       }
@@ -674,15 +690,33 @@ public final class UcxTransport implements Transport {
     return options.controlTimeout().toNanos();
   }
 
+  /** Whether peers carry the control channel on an endpoint of its own, where they can. */
+  boolean splitsControl() {
+    return splitControl;
+  }
+
   /** Opens an endpoint to a worker address, with peer failure detection when configured. */
   UcpEndpoint openEndpoint(byte[] peerAddress, FailureListener listener) {
+    return openEndpoint(peerAddress, listener, detectPeerFailure);
+  }
+
+  /**
+   * Opens a peer's control endpoint ({@link UcxOptions#splitControl}): with peer-failure handling,
+   * so that UCX leaves out the shared-memory transports (tcp carries it) and the target can close
+   * its end by force. Throws UcxException when no such transport reaches the peer.
+   */
+  UcpEndpoint openControlEndpoint(byte[] peerAddress, FailureListener listener) {
+    return openEndpoint(peerAddress, listener, true);
+  }
+
+  private UcpEndpoint openEndpoint(byte[] peerAddress, FailureListener listener, boolean peerMode) {
     ByteBuffer a = ByteBuffer.allocateDirect(peerAddress.length);
     a.put(peerAddress).flip();
     UcpEndpointParams params =
         new UcpEndpointParams()
             .setUcpAddress(a)
             .setErrorHandler((ep, status, text) -> listener.failed(status, text));
-    if (detectPeerFailure) {
+    if (peerMode) {
       params.setPeerErrorHandlingMode();
     }
     return worker.newEndpoint(params);
@@ -720,6 +754,12 @@ public final class UcxTransport implements Transport {
    * reaches UCX's address parser. Throws UcxException when no such endpoint is waiting (UCX then
    * finds no transport to reach the address). Each call takes the next endpoint of that worker, in
    * the order they connected.
+   *
+   * <p>No error-handling mode is asked for: the endpoint keeps the one its initiator chose (peer
+   * failure for a split control endpoint, none for a shared-memory data endpoint that carries the
+   * control channel), so nothing a peer says picks it. Asking for another one than UCX built it
+   * with would make ucp_ep_create destroy the waiting endpoint, which a RESOLVE naming another
+   * worker could then do to that worker's endpoints.
    */
   UcpEndpoint matchEndpoint(long uuid, FailureListener listener) {
     boolean v1 = (address[0] & UcxConstants.UCP_ADDRESS_VERSION_MASK) == 0;
@@ -738,14 +778,12 @@ public final class UcxTransport implements Transport {
         new UcpEndpointParams()
             .setUcpAddress(a)
             .setErrorHandler((ep, status, text) -> listener.failed(status, text));
-    if (detectPeerFailure) {
-      params.setPeerErrorHandlingMode();
-    }
     return UcpNative.withoutErrorLines(() -> worker.newEndpoint(params));
   }
 
   /**
-   * Closes an endpoint, flushing it first unless {@code force}, waiting at most a second. The close
+   * Closes an endpoint, flushing it first unless {@code force}, waiting at most a second; a force
+   * asked for an endpoint without peer-failure handling (UCX refuses it) becomes a flush. The close
    * goes through ucp_ep_close_nbx directly, without a callback: we poll the request and free it
    * exactly once, finished or not. A flushing close needs the peer to progress (over tcp with
    * failure detection it exchanges a disconnect); an unfinished one handed back this way is
@@ -765,12 +803,11 @@ public final class UcxTransport implements Transport {
    * peer's help (unless a message above the inline size went over it; see ControlChannel).
    */
   void closeEndpoint(UcpEndpoint ep, boolean force, long waitNanos) {
-    long request;
-    try (Arena arena = Arena.ofConfined()) {
-      MemorySegment param = arena.allocate(UcxLayout.PARAM_SIZE, 8);
-      param.set(JAVA_INT, UcxLayout.PARAM_OP_ATTR_MASK, UcxConstants.UCP_OP_ATTR_FIELD_FLAGS);
-      param.set(JAVA_INT, UcxLayout.PARAM_FLAGS, force ? UcxConstants.UCP_EP_CLOSE_FLAG_FORCE : 0);
-      request = UcpNative.epCloseNbx(ep.getNativeId(), param.address());
+    long request = startClose(ep, force);
+    if (force && request == UcxConstants.UCS_ERR_INVALID_PARAM) {
+      // a status pointer: no peer-failure handling on this endpoint, so UCX refused the force
+      // before it did anything; the flushing close ends our use of it (see ControlChannel)
+      request = startClose(ep, false);
     }
     if (request == 0 || UcsStatus.isError(request)) {
       return;
@@ -781,6 +818,15 @@ public final class UcxTransport implements Transport {
       progressWhileClosing();
     }
     UcpNative.requestFree(request);
+  }
+
+  private static long startClose(UcpEndpoint ep, boolean force) {
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment param = arena.allocate(UcxLayout.PARAM_SIZE, 8);
+      param.set(JAVA_INT, UcxLayout.PARAM_OP_ATTR_MASK, UcxConstants.UCP_OP_ATTR_FIELD_FLAGS);
+      param.set(JAVA_INT, UcxLayout.PARAM_FLAGS, force ? UcxConstants.UCP_EP_CLOSE_FLAG_FORCE : 0);
+      return UcpNative.epCloseNbx(ep.getNativeId(), param.address());
+    }
   }
 
   /**
@@ -828,10 +874,12 @@ public final class UcxTransport implements Transport {
     return live.values();
   }
 
-  /** The open peer whose native ucp_ep_h is {@code handle}, or null. */
+  /**
+   * The open peer one of whose endpoints (data or control) is the native ucp_ep_h {@code handle}.
+   */
   synchronized UcxPeer peerByEndpoint(long handle) {
     for (UcxPeer p : peers) {
-      if (p != null && p.endpoint().getNativeId() == handle) {
+      if (p != null && p.owns(handle)) {
         return p;
       }
     }
