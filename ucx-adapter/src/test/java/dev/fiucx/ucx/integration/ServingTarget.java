@@ -45,15 +45,30 @@ final class ServingTarget implements AutoCloseable {
    * JVM's, as this process sees it.
    */
   static ServingTarget start(String transport, boolean register, long length, List<String> prefix) {
+    return start(transport, register, length, prefix, List.of());
+  }
+
+  /**
+   * A target whose JVM tracks its own native memory ({@code -XX:NativeMemoryTracking=summary}), so
+   * that {@link #residentOutsideJvmKib} can tell what UCX and the C library hold from what the JIT
+   * compiler's arenas and code cache happen to hold (megabytes up and down over a minute).
+   */
+  static ServingTarget startTracked(String transport, boolean register, long length) {
+    return start(
+        transport, register, length, List.of(), List.of("-XX:NativeMemoryTracking=summary"));
+  }
+
+  private static ServingTarget start(
+      String transport,
+      boolean register,
+      long length,
+      List<String> prefix,
+      List<String> moreJvmOptions) {
+    List<String> jvm =
+        new java.util.ArrayList<>(List.of("-Xms64m", "-Xmx64m", "-XX:+AlwaysPreTouch"));
+    jvm.addAll(moreJvmOptions);
     return new ServingTarget(
-        new RemoteTarget(
-            "ucx",
-            transport,
-            length,
-            register,
-            false,
-            prefix,
-            List.of("-Xms64m", "-Xmx64m", "-XX:+AlwaysPreTouch")),
+        new RemoteTarget("ucx", transport, length, register, false, prefix, jvm),
         !prefix.isEmpty());
   }
 
@@ -95,6 +110,45 @@ final class ServingTarget implements AutoCloseable {
       throw new UncheckedIOException(e);
     }
     throw new IllegalStateException("no VmRSS for " + pid());
+  }
+
+  /**
+   * The target's resident memory less what its JVM says it committed (jcmd VM.native_memory), in
+   * KiB, after the C library gave back its free memory (jcmd System.trim_native_heap): what UCX and
+   * other native code hold. Needs {@link #startTracked}.
+   */
+  long residentOutsideJvmKib() throws Exception {
+    jcmd("System.trim_native_heap");
+    long rss = residentKib();
+    String summary = jcmd("VM.native_memory", "summary");
+    var m =
+        java.util.regex.Pattern.compile("Total: reserved=\\d+KB, committed=(\\d+)KB")
+            .matcher(summary);
+    if (!m.find()) {
+      throw new AssertionError("no native memory summary: " + summary);
+    }
+    return rss - Long.parseLong(m.group(1));
+  }
+
+  /** How many file descriptors the target has open. */
+  long openFiles() throws IOException {
+    try (var fds = Files.list(Path.of("/proc", Long.toString(pid()), "fd"))) {
+      return fds.count();
+    }
+  }
+
+  private String jcmd(String... command) throws Exception {
+    List<String> cmd = new java.util.ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString());
+    cmd.add(Long.toString(pid()));
+    cmd.addAll(List.of(command));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    String out =
+        new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    if (p.waitFor() != 0) {
+      throw new AssertionError(String.join(" ", cmd) + ": " + out);
+    }
+    return out;
   }
 
   /** Freezes the target (SIGSTOP) and waits until every thread of it stopped. */
