@@ -596,7 +596,8 @@ final class ControlChannel {
       byWorker.remove(ini.worker);
     }
     transport.liveRegions().forEach(region -> region.forgetInitiator(initiatorId));
-    ini.distinctEndpoints().forEach(e -> transport.closeEndpoint(e, true, DEAD_CLOSE_WAIT_NANOS));
+    ini.distinctEndpoints()
+        .forEach(e -> transport.closeEndpointForcedWherePossible(e, DEAD_CLOSE_WAIT_NANOS));
   }
 
   /**
@@ -628,6 +629,7 @@ final class ControlChannel {
       transport.initiatorFailed(ini.id);
     }
     // forced where UCX allows it (peer-failure handling), else flushing: see released()
-    ini.distinctEndpoints().forEach(e -> transport.closeEndpoint(e, true, DEAD_CLOSE_WAIT_NANOS));
+    ini.distinctEndpoints()
+        .forEach(e -> transport.closeEndpointForcedWherePossible(e, DEAD_CLOSE_WAIT_NANOS));
   }
 }

@@ -782,14 +782,14 @@ public final class UcxTransport implements Transport {
   }
 
   /**
-   * Closes an endpoint, flushing it first unless {@code force}, waiting at most a second; a force
-   * asked for an endpoint without peer-failure handling (UCX refuses it) becomes a flush. The close
-   * goes through ucp_ep_close_nbx directly, without a callback: we poll the request and free it
-   * exactly once, finished or not. A flushing close needs the peer to progress (over tcp with
-   * failure detection it exchanges a disconnect); an unfinished one handed back this way is
-   * completed or dropped by UCX itself, whereas one never released trips UCX's assertion in
-   * ucp_worker_destroy ("req->flags & UCP_REQUEST_FLAG_RELEASED"). jucx's own close could not be
-   * used: its callback frees the request too, which races with a timeout in thread-safe mode.
+   * Closes an endpoint, flushing it first unless {@code force}, waiting at most a second (a force
+   * UCX refuses, on an endpoint without peer-failure handling, closes nothing). The close goes
+   * through ucp_ep_close_nbx directly, without a callback: we poll the request and free it exactly
+   * once, finished or not. A flushing close needs the peer to progress (over tcp with failure
+   * detection it exchanges a disconnect); an unfinished one handed back this way is completed or
+   * dropped by UCX itself, whereas one never released trips UCX's assertion in ucp_worker_destroy
+   * ("req->flags & UCP_REQUEST_FLAG_RELEASED"). jucx's own close could not be used: its callback
+   * frees the request too, which races with a timeout in thread-safe mode.
    */
   void closeEndpoint(UcpEndpoint ep, boolean force) {
     closeEndpoint(ep, force, CLOSE_WAIT_NANOS);
@@ -803,12 +803,25 @@ public final class UcxTransport implements Transport {
    * peer's help (unless a message above the inline size went over it; see ControlChannel).
    */
   void closeEndpoint(UcpEndpoint ep, boolean force, long waitNanos) {
-    long request = startClose(ep, force);
-    if (force && request == UcxConstants.UCS_ERR_INVALID_PARAM) {
+    awaitClose(startClose(ep, force), waitNanos);
+  }
+
+  /**
+   * Closes an endpoint by force where UCX allows it (peer-failure handling: the only close after
+   * which UCX 1.13 frees an endpoint wired up to its peer), else flushing; waits at most {@code
+   * waitNanos}. For endpoints claimed for initiators, whose mode the initiator chose.
+   */
+  void closeEndpointForcedWherePossible(UcpEndpoint ep, long waitNanos) {
+    long request = startClose(ep, true);
+    if (request == UcxConstants.UCS_ERR_INVALID_PARAM) {
       // a status pointer: no peer-failure handling on this endpoint, so UCX refused the force
-      // before it did anything; the flushing close ends our use of it (see ControlChannel)
+      // before it did anything
       request = startClose(ep, false);
     }
+    awaitClose(request, waitNanos);
+  }
+
+  private void awaitClose(long request, long waitNanos) {
     if (request == 0 || UcsStatus.isError(request)) {
       return;
     }
