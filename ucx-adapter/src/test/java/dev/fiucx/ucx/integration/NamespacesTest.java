@@ -31,7 +31,13 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Two hosts (network namespaces joined by veth): the initiator in one, the target in the other. */
+/**
+ * Two hosts (network namespaces joined by veth): the initiator in one, the target in the other;
+ * over tcp, and over shared memory with the control channel on tcp over the veth link. (Shared
+ * memory across network namespaces with no tcp between them does not work, before the control
+ * channel was split off or after: a RESOLVE on the shared-memory endpoint is never answered; not
+ * investigated.) And a target in a pid namespace of its own.
+ */
 @RequiresProvider("ucx")
 class NamespacesTest {
   @TempDir Path dir;
@@ -117,5 +123,64 @@ class NamespacesTest {
       }
       assertEquals(100, ByteBuffer.wrap(target.get(0, 8)).order(ByteOrder.LITTLE_ENDIAN).getLong());
     }
+  }
+
+  /**
+   * Shared memory crosses network namespaces (UCX checks the IPC namespace only); the control
+   * endpoint, on tcp, crosses them where a link joins them (the veth pair), and the target, which
+   * claimed an endpoint with peer-failure handling, lets go of the initiator once it has left.
+   */
+  @Test
+  void sharedMemoryCrossesNamespacesAndControlGoesOverTheLinkBetweenThem() throws Exception {
+    assumeTrue(NetworkNamespaces.available(), "needs root and iproute2 to create namespaces");
+    try (NetworkNamespaces hosts = new NetworkNamespaces();
+        RemoteTarget target = new RemoteTarget("ucx", "shm", 64, false, false, hosts.prefix(1))) {
+      fetchFrom(target, hosts.prefix(0), 1000);
+      assertEquals("0", awaitServed(target, "0"));
+      assertEquals("0", target.fact("ucx.initiator_endpoints"));
+    }
+  }
+
+  private void fetchFrom(RemoteTarget target, List<String> prefix, int n) throws Exception {
+    Path out = dir.resolve("fetched-" + System.nanoTime() + ".bin");
+    List<String> cmd =
+        JavaCommand.of(
+            prefix,
+            FetchAddProcess.class,
+            "ucx",
+            "shm",
+            HexFormat.of().formatHex(target.address()),
+            Long.toString(target.key()),
+            Integer.toString(n),
+            out.toString());
+    long t0 = System.nanoTime();
+    Process initiator = JavaCommand.inheritingIo(cmd).start();
+    if (!initiator.waitFor(120, TimeUnit.SECONDS)) {
+      initiator.destroyForcibly();
+      throw new AssertionError("the initiator in the other namespace did not finish");
+    }
+    assertEquals(0, initiator.exitValue());
+    System.err.printf(
+        "NamespacesTest: %d fetches over shm from another namespace, the process took %d ms%n",
+        n, (System.nanoTime() - t0) / 1_000_000);
+    try (DataInputStream in = new DataInputStream(Files.newInputStream(out))) {
+      for (long i = 0; i < n; i++) {
+        assertEquals(i, in.readLong());
+      }
+    }
+    assertEquals(n, ByteBuffer.wrap(target.get(0, 8)).order(ByteOrder.LITTLE_ENDIAN).getLong());
+  }
+
+  /**
+   * Waits (5 s at most) until the target serves {@code count} initiators; returns what it serves.
+   */
+  private static String awaitServed(RemoteTarget target, String count) throws Exception {
+    long deadline = System.nanoTime() + 5_000_000_000L;
+    String served;
+    while (!(served = target.fact("ucx.initiators_served")).equals(count)
+        && System.nanoTime() - deadline < 0) {
+      Thread.sleep(5);
+    }
+    return served;
   }
 }
