@@ -22,7 +22,7 @@ class UcxDescribeTest {
       int[] v = UcpNative.version();
       assertEquals(v[0] + "." + v[1] + "." + v[2], d.get("ucx.version"));
       assertEquals("1.14", d.get("jucx.version"));
-      assertEquals("sm,self,tcp", d.get("ucx.tls"));
+      assertEquals("sm,self", d.get("ucx.tls"));
       assertEquals("n", d.get("ucx.proto_enable"));
       assertEquals(expectedAtomicMode(), d.get("ucx.atomic_mode"));
       assertEquals("single", d.get("ucx.thread_mode"));

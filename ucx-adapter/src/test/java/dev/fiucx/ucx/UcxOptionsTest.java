@@ -17,8 +17,8 @@ class UcxOptionsTest {
   void transportNamesBecomeUcxTls() {
     UcxOptions o = UcxOptions.defaults();
     assertNull(o.tlsOverride(), "UCX_TLS from the environment");
-    assertEquals("sm,self,tcp", o.withTransports("shm").tlsOverride());
-    assertEquals("sm,self,tcp", o.withTransports(" SHM ").tlsOverride());
+    assertEquals("sm,self", o.withTransports("shm").tlsOverride());
+    assertEquals("sm,self", o.withTransports(" SHM ").tlsOverride());
     assertEquals("tcp", o.withTransports("tcp").tlsOverride());
     assertEquals("rc,sm", o.withTransports("rc,sm").tlsOverride());
   }
@@ -26,14 +26,14 @@ class UcxOptionsTest {
   @Test
   void theControlChannelIsSplitOffOnlyWhereSharedMemoryHasTcpBesideIt() {
     UcxOptions o = UcxOptions.defaults();
-    assertTrue(o.withTransports("shm").splitControl(null));
+    assertTrue(o.withTransports("sm,self,tcp").splitControl(null));
     assertTrue(o.withTransports("posix,self,tcp").splitControl(null));
     assertTrue(o.splitControl("sm,self,tcp"), "from UCX_TLS");
-    assertFalse(o.withTransports("sm,self").splitControl(null), "the way to turn it off");
+    assertFalse(o.withTransports("shm").splitControl(null), "opt-in: its progress costs more");
     assertFalse(o.withTransports("tcp").splitControl(null), "every endpoint fails by itself");
     assertFalse(o.withTransports("^tcp").splitControl(null));
     assertFalse(o.splitControl(null), "UCX's default: tcp not named");
-    assertFalse(o.withTransports("shm").withPeerFailureDetection(true).splitControl(null));
+    assertFalse(o.withTransports("sm,self,tcp").withPeerFailureDetection(true).splitControl(null));
   }
 
   @Test

@@ -90,7 +90,7 @@ class BenchRunTest {
     assertTrue(root.get("machine").get("cores").asInt() >= 1);
     assertFalse(root.get("machine").get("jdk").asText().isEmpty());
     assertEquals("1.13.1", root.get("ucx").get("version").asText());
-    assertEquals("sm,self,tcp", root.get("ucx").get("tls").asText());
+    assertEquals("sm,self", root.get("ucx").get("tls").asText());
     assertFalse(root.get("ucx").get("lanes").isEmpty(), root.toString());
     assertConsistent(root.get("results"), 2, 3000, 2);
     assertEquals("per_op", root.get("results").get("latency_ns").get("kind").asText());

@@ -188,7 +188,7 @@ class ServeCommandTest {
       int port = serve.awaitListening();
       assertTrue(port > 0);
       serve.awaitLine(
-          "fiucx serve: provider ucx, transport sm,self,tcp, UCX \\S+, lock lease 500 ms", 10);
+          "fiucx serve: provider ucx, transport sm,self, UCX \\S+, lock lease 500 ms", 10);
       Matcher counterLine =
           serve.awaitLine(
               "fiucx serve: region counter: 64 bytes, key 0x([0-9a-f]{16}), access rw", 10);

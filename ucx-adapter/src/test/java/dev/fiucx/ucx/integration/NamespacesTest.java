@@ -134,7 +134,8 @@ class NamespacesTest {
   void sharedMemoryCrossesNamespacesAndControlGoesOverTheLinkBetweenThem() throws Exception {
     assumeTrue(NetworkNamespaces.available(), "needs root and iproute2 to create namespaces");
     try (NetworkNamespaces hosts = new NetworkNamespaces();
-        RemoteTarget target = new RemoteTarget("ucx", "shm", 64, false, false, hosts.prefix(1))) {
+        RemoteTarget target =
+            new RemoteTarget("ucx", "sm,self,tcp", 64, false, false, hosts.prefix(1))) {
       fetchFrom(target, hosts.prefix(0), 1000);
       assertEquals("0", awaitServed(target, "0"));
       assertEquals("0", target.fact("ucx.initiator_endpoints"));
@@ -148,7 +149,7 @@ class NamespacesTest {
             prefix,
             FetchAddProcess.class,
             "ucx",
-            "shm",
+            "sm,self,tcp",
             HexFormat.of().formatHex(target.address()),
             Long.toString(target.key()),
             Integer.toString(n),
