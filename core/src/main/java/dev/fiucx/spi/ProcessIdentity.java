@@ -38,12 +38,7 @@ public record ProcessIdentity(
    * boot of the same host, same pid namespace.
    */
   public boolean observable() {
-    ProcessIdentity me = SELF;
-    return known()
-        && me.known()
-        && bootIdHigh == me.bootIdHigh
-        && bootIdLow == me.bootIdLow
-        && pidNamespace == me.pidNamespace;
+    return onThisHost() && pidNamespace == SELF.pidNamespace;
   }
 
   /**
@@ -51,12 +46,13 @@ public record ProcessIdentity(
    * one whose pid means nothing in this process's {@code /proc} (a container with its own pids).
    */
   public boolean inAnotherPidNamespaceOfThisHost() {
+    return onThisHost() && pidNamespace != SELF.pidNamespace;
+  }
+
+  /** Whether both this and this process are known and share the boot (host) id. */
+  private boolean onThisHost() {
     ProcessIdentity me = SELF;
-    return known()
-        && me.known()
-        && bootIdHigh == me.bootIdHigh
-        && bootIdLow == me.bootIdLow
-        && pidNamespace != me.pidNamespace;
+    return known() && me.known() && bootIdHigh == me.bootIdHigh && bootIdLow == me.bootIdLow;
   }
 
   /**
