@@ -31,7 +31,8 @@ import java.util.zip.CRC32C;
  * </pre>
  *
  * The checksum catches truncation, stray bytes and bit flips, not a hostile peer: a forged address
- * with a right checksum still reaches the transport.
+ * with a right checksum still reaches the transport (the ucx provider then walks the worker address
+ * before UCX reads it).
  */
 record DomainAddress(ProcessIdentity process, long lockKey, byte[] transportAddress) {
   static final int MAGIC = 0x58554946; // "FIUX" read little-endian

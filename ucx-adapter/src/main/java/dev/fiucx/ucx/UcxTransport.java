@@ -291,6 +291,11 @@ public final class UcxTransport implements Transport {
               + "'s shared-memory transports cannot reach (a container with its own pids);"
               + " use tcp, or run both in one pid namespace (docker: --pid=host)");
     }
+    String unreadable = UcxWorkerAddress.problem(peerAddress);
+    if (unreadable != null) {
+      // UCX reads worker addresses unchecked: it would abort, or read or write out of bounds
+      throw new FiException(FiErrno.EINVAL, "not a UCX worker address: " + unreadable);
+    }
     synchronized (this) {
       checkOpen();
       UcxPeer peer;

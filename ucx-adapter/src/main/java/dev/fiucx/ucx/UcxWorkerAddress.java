@@ -1,0 +1,202 @@
+package dev.fiucx.ucx;
+
+/**
+ * Walks a UCX worker address the way UCX 1.13's {@code ucp_address_unpack} reads it
+ * (src/ucp/wireup/address.c, for {@code ucp_ep_create} from a worker address, not unified mode),
+ * before UCX sees a byte of it: the header's version and flags, the worker UUID, client id and
+ * name, then each device (its md index, length byte with its flags, paths and system device,
+ * address) and each interface on it (transport-name checksum, packed attributes, address, endpoint
+ * addresses). UCX trusts every length and index in there: a bad version byte is an assertion that
+ * aborts the process, a length past the end is a read past the buffer, and a device or md index
+ * beyond its arrays (128 devices, 64 memory domains) a write past a stack array. So an address from
+ * an {@code av.insert} whose fiucx header and checksum are right (a forged one: the checksum
+ * catches only corruption) is refused here unless every record fits, every index is in range and
+ * every bandwidth is a positive number.
+ *
+ * <p>What it cannot judge is what the records say: an interface address of a transport this worker
+ * also has goes to that transport (an address is trusted input, as in UCX).
+ */
+final class UcxWorkerAddress {
+  private static final int VERSION_MASK = 0xf;
+  private static final int VERSION_V1 = 0;
+  private static final int VERSION_V2 = 1;
+  private static final int FLAGS_SHIFT_V1 = 4;
+  private static final int HEADER_DEBUG_INFO = 1;
+  private static final int HEADER_WORKER_UUID = 1 << 1;
+  private static final int HEADER_CLIENT_ID = 1 << 2;
+  private static final int NULL_RESOURCE = 0xff;
+  private static final int FLAG_LAST = 0x80;
+  private static final int FLAG_HAS_EP_ADDR = 0x40;
+  private static final int FLAG_NUM_PATHS = 0x40;
+  private static final int FLAG_SYS_DEVICE = 0x20;
+  private static final int IFACE_LEN_MASK = 0xff ^ (FLAG_HAS_EP_ADDR | FLAG_LAST);
+  private static final int DEVICE_LEN_MASK = 0xff ^ (FLAG_SYS_DEVICE | FLAG_NUM_PATHS | FLAG_LAST);
+  private static final int MD_EMPTY_DEV = 0x80;
+  private static final int MD_MASK_V1 = 0xff ^ (MD_EMPTY_DEV | 0x40 | 0x20);
+  private static final int MD_MASK = 0xff ^ MD_EMPTY_DEV;
+  private static final int MAX_RESOURCES = 128; // UCP_MAX_RESOURCES: devices and interfaces
+  private static final int MAX_MDS = 64; // UCP_MAX_MDS
+  private static final int MAX_LANES = 6; // UCP_MAX_LANES: endpoint addresses per interface
+  private static final int IFACE_ATTR_V1 = 16; // float overhead, bandwidth, lat_ovh; u32 flags
+  private static final int IFACE_ATTR_V2 = 8; // fp8 x3, u8 prio, u16 seg size, u16 flags
+
+  private final byte[] a;
+  private int at;
+
+  private UcxWorkerAddress(byte[] address) {
+    this.a = address;
+  }
+
+  /** Null when UCX can read {@code address} safely, else what is wrong with it. */
+  static String problem(byte[] address) {
+    try {
+      new UcxWorkerAddress(address).walk();
+      return null;
+    } catch (Malformed m) {
+      return m.getMessage();
+    }
+  }
+
+  private void walk() {
+    int header = u8();
+    int version = header & VERSION_MASK;
+    int flags;
+    if (version == VERSION_V1) {
+      flags = header >>> FLAGS_SHIFT_V1;
+    } else if (version == VERSION_V2) {
+      flags = u8();
+    } else {
+      throw new Malformed("version " + version + " (UCX 1.13 reads 0 and 1)");
+    }
+    // ucp_ep_create asks for the UUID: a v1 address always carries one
+    if (version == VERSION_V1 || (flags & HEADER_WORKER_UUID) != 0) {
+      skip(8);
+    }
+    if ((flags & HEADER_CLIENT_ID) != 0) {
+      skip(8);
+    }
+    if ((flags & HEADER_DEBUG_INFO) != 0) {
+      skip(u8()); // the worker's name
+    }
+    if (peek() == NULL_RESOURCE) {
+      return; // no transports
+    }
+    int devices = 0;
+    int ifaces = 0;
+    boolean lastDevice;
+    do {
+      if (++devices > MAX_RESOURCES) {
+        throw new Malformed("more than " + MAX_RESOURCES + " devices");
+      }
+      boolean emptyDevice = (peek() & MD_EMPTY_DEV) != 0;
+      int md = extended(version == VERSION_V1 ? MD_MASK_V1 : MD_MASK, version);
+      if (md >= MAX_MDS) {
+        throw new Malformed("md index " + md);
+      }
+      int deviceFlags = peek() & ~DEVICE_LEN_MASK;
+      lastDevice = (deviceFlags & FLAG_LAST) != 0;
+      int deviceLength = extended(DEVICE_LEN_MASK, version);
+      if ((deviceFlags & FLAG_NUM_PATHS) != 0 && u8() == 0) {
+        throw new Malformed("a device of 0 paths");
+      }
+      if ((deviceFlags & FLAG_SYS_DEVICE) != 0) {
+        skip(1);
+      }
+      skip(deviceLength);
+      boolean lastIface = emptyDevice;
+      while (!lastIface) {
+        if (++ifaces > MAX_RESOURCES) {
+          throw new Malformed("more than " + MAX_RESOURCES + " interfaces");
+        }
+        skip(2); // the transport name's checksum
+        attributes(version);
+        int ifaceFlags = peek();
+        lastIface = (ifaceFlags & FLAG_LAST) != 0;
+        skip(extended(IFACE_LEN_MASK, version));
+        boolean lastEp = (ifaceFlags & FLAG_HAS_EP_ADDR) == 0;
+        for (int eps = 0; !lastEp; eps++) {
+          if (eps == MAX_LANES) {
+            throw new Malformed("more than " + MAX_LANES + " endpoint addresses");
+          }
+          skip(u8());
+          lastEp = (u8() & FLAG_LAST) != 0; // the lane, with the last flag
+        }
+      }
+    } while (!lastDevice);
+  }
+
+  /**
+   * An interface's packed attributes, whose overhead, latency and bandwidth go into UCX's lane
+   * scores, which it asserts are not negative: so no negative overhead or latency, no NaN or
+   * infinity, no bandwidth of 0. v1 carries floats (a negative bandwidth is an old peer's, which
+   * UCX turns positive); v2 8-bit floats whose all-ones exponent is NaN or infinity.
+   */
+  private void attributes(int version) {
+    if (version == VERSION_V1) {
+      need(IFACE_ATTR_V1);
+      float overhead = Float.intBitsToFloat(le32(at));
+      float bandwidth = Float.intBitsToFloat(le32(at + 4));
+      float latency = Float.intBitsToFloat(le32(at + 8));
+      if (!(overhead >= 0) || Float.isInfinite(overhead)) {
+        throw new Malformed("overhead " + overhead);
+      }
+      if (!Float.isFinite(bandwidth) || bandwidth == 0) {
+        throw new Malformed("bandwidth " + bandwidth);
+      }
+      if (!(latency >= 0) || Float.isInfinite(latency)) {
+        throw new Malformed("latency " + latency);
+      }
+      at += IFACE_ATTR_V1;
+    } else {
+      need(IFACE_ATTR_V2);
+      for (int i = 0; i < 3; i++) { // overhead, bandwidth, latency
+        if ((a[at + i] & FP8_EXPONENT) == FP8_EXPONENT) {
+          throw new Malformed("an 8-bit float of NaN or infinity");
+        }
+      }
+      at += IFACE_ATTR_V2;
+    }
+  }
+
+  private static final int FP8_EXPONENT = 0xf;
+
+  /** ucp_address_unpack_byte_extended: a value under {@code mask}, or the next byte in v2. */
+  private int extended(int mask, int version) {
+    int value = u8() & mask;
+    if (version != VERSION_V1 && value == mask) {
+      value = u8();
+    }
+    return value;
+  }
+
+  private int peek() {
+    need(1);
+    return a[at] & 0xff;
+  }
+
+  private int u8() {
+    need(1);
+    return a[at++] & 0xff;
+  }
+
+  private void skip(int n) {
+    need(n);
+    at += n;
+  }
+
+  private int le32(int i) {
+    return (a[i] & 0xff) | (a[i + 1] & 0xff) << 8 | (a[i + 2] & 0xff) << 16 | a[i + 3] << 24;
+  }
+
+  private void need(int n) {
+    if (n > a.length - at) {
+      throw new Malformed("ends at byte " + a.length + ", " + n + " more needed at " + at);
+    }
+  }
+
+  private static final class Malformed extends RuntimeException {
+    Malformed(String why) {
+      super(why, null, false, false);
+    }
+  }
+}
