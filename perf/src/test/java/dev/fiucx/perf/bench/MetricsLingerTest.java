@@ -5,11 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.net.ServerSocket;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -75,19 +71,8 @@ class MetricsLingerTest {
    * does not answer yet (or any more) or the cell's series is not shown yet.
    */
   private Long okOperations(int port) throws InterruptedException {
-    String body;
-    try {
-      HttpResponse<String> r =
-          http.send(
-              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
-                  .timeout(Duration.ofSeconds(5))
-                  .build(),
-              HttpResponse.BodyHandlers.ofString());
-      if (r.statusCode() != 200) {
-        return null;
-      }
-      body = r.body();
-    } catch (IOException notListening) {
+    String body = MetricsPage.fetch(http, port);
+    if (body == null) {
       return null;
     }
     Long count = null;

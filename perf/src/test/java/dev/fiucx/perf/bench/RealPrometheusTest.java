@@ -16,7 +16,6 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -250,18 +249,9 @@ class RealPrometheusTest {
     long deadline = System.nanoTime() + 30_000_000_000L;
     while (true) {
       assertTrue(!bench.isDone(), "bench ended before its endpoint served");
-      try {
-        HttpResponse<String> r =
-            http.send(
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
-                    .timeout(Duration.ofSeconds(5))
-                    .build(),
-                HttpResponse.BodyHandlers.ofString());
-        if (r.statusCode() == 200 && r.body().contains("outcome=\"ok\"} ")) {
-          return r.body();
-        }
-      } catch (IOException e) {
-        // not listening yet
+      String page = MetricsPage.fetch(http, port);
+      if (page != null && page.contains("outcome=\"ok\"} ")) {
+        return page;
       }
       assertTrue(System.nanoTime() - deadline < 0, "bench's /metrics did not answer in 30 s");
       Thread.sleep(200);
