@@ -37,10 +37,10 @@ import org.openucx.jucx.ucp.UcpWorker;
  * shared-memory segment of the host. Initiators send with UCX's reply flag instead: UCX then wires
  * the initiator's endpoint up to this worker, builds an endpoint here for it (which it passes to
  * the handler as the reply endpoint) and keeps it among the endpoints no user has claimed yet. The
- * target claims it with {@link UcxTransport#matchEndpoint} (by the UUID the RESOLVE names) and
- * accepts the RESOLVE only when the endpoint it got is the one the message came on, so a message
- * cannot claim another worker's endpoint. Claimed, the endpoint is ours: it gets an error handler
- * (tcp reports a dead initiator through it) and lives until we close it. An endpoint UCX handed out
+ * target claims it with {@link WorkerEndpoints#claim} (by the UUID the RESOLVE names) and accepts
+ * the RESOLVE only when the endpoint it got is the one the message came on, so a message cannot
+ * claim another worker's endpoint. Claimed, the endpoint is ours: it gets an error handler (tcp
+ * reports a dead initiator through it) and lives until we close it. An endpoint UCX handed out
  * unclaimed is not: UCX destroys it inside progress when its peer fails, so it is never kept.
  *
  * <p>Later messages from the initiator (REVOKE_ACK, RELEASE) are accepted only on an endpoint
@@ -55,11 +55,15 @@ import org.openucx.jucx.ucp.UcpWorker;
  * <p>An endpoint back lives until its initiator is gone: all the initiator's peers sent RELEASE
  * (closed), UCX failed the endpoint (tcp), or the initiator's process exited ({@link
  * #deadInitiators}: on shared memory UCX never says), so a long-lived target holds nothing of ours
- * for initiators that came and went. Nor of UCX's, where the initiator sent on a control endpoint
- * with peer-failure handling ({@link UcxOptions#splitControl}): such an endpoint is closed by
- * force, which is the only close after which UCX 1.13 frees an endpoint that was wired up to its
- * peer. An initiator whose control goes on a shared-memory endpoint (no tcp between the two) still
- * leaves UCX's endpoint behind, with its mapping of the initiator's FIFO, until the worker closes.
+ * for initiators that came and went. Nor of UCX's, where the initiator sent from its control worker
+ * to ours ({@link ControlWorker}: tcp, peer-failure handling): such an endpoint is closed by force,
+ * which is the only close after which UCX 1.13 frees an endpoint that was wired up to its peer. An
+ * initiator whose control goes on a shared-memory endpoint (no control worker, or no tcp between
+ * the two) still leaves UCX's endpoint behind, with its mapping of the initiator's FIFO, until the
+ * worker closes.
+ *
+ * <p>Messages arrive on the data worker and on the control worker; a RESOLVE is answered, and its
+ * initiator's endpoints claimed, on the worker it came on.
  */
 final class ControlChannel {
   private static final long SEND_WAIT_NANOS = 1_000_000_000L;
@@ -92,6 +96,7 @@ final class ControlChannel {
    */
   private static final class Initiator {
     final long worker;
+    final WorkerEndpoints side; // the worker of ours its messages come to
     final Map<Long, UcpEndpoint> endpoints = new LinkedHashMap<>();
     final Set<Integer> peers = new HashSet<>();
     final Map<Integer, Long> secrets = new HashMap<>(); // by peer number, from its RESOLVE
@@ -99,8 +104,9 @@ final class ControlChannel {
     long id;
     ProcessIdentity process = ProcessIdentity.UNKNOWN;
 
-    Initiator(long worker) {
+    Initiator(long worker, WorkerEndpoints side) {
       this.worker = worker;
+      this.side = side;
     }
 
     UcpEndpoint any() {
@@ -123,12 +129,13 @@ final class ControlChannel {
     this.transport = transport;
   }
 
-  /** Registers the AM handlers on {@code worker}. */
-  void listen(UcpWorker worker) {
+  /** Registers the AM handlers on the worker of {@code side}. */
+  void listen(WorkerEndpoints side) {
+    UcpWorker worker = side.worker();
     for (int amId : ControlMessage.AM_IDS) {
       worker.setAmRecvHandler(
           amId,
-          (headerAddress, headerLength, data, replyEp) -> received(amId, data, replyEp),
+          (headerAddress, headerLength, data, replyEp) -> received(amId, data, replyEp, side),
           UcxConstants.UCP_AM_FLAG_WHOLE_MSG);
     }
   }
@@ -186,8 +193,13 @@ final class ControlChannel {
       flushed.done = true;
     }
     long deadline = System.nanoTime() + SEND_WAIT_NANOS;
-    while (!(sent.done && flushed.done) && System.nanoTime() - deadline < 0) {
-      transport.progress();
+    transport.beginControlWait();
+    try {
+      while (!(sent.done && flushed.done) && System.nanoTime() - deadline < 0) {
+        transport.progress();
+      }
+    } finally {
+      transport.endControlWait();
     }
   }
 
@@ -347,14 +359,14 @@ final class ControlChannel {
    * the endpoint UCX gives for the sender (0 when it was sent without the reply flag). That
    * endpoint is only compared with, never used: UCX may destroy it in a later progress.
    */
-  private int received(int amId, UcpAmData data, UcpEndpoint replyEp) {
+  private int received(int amId, UcpAmData data, UcpEndpoint replyEp, WorkerEndpoints side) {
     if (data.isDataValid()) {
       byte[] payload =
           UcpNative.ALL.asSlice(data.getDataAddress(), data.getLength()).toArray(JAVA_BYTE);
       long replyHandle = replyEp == null ? 0 : replyEp.getNativeId();
       try {
         ControlMessage msg = ControlMessage.decode(amId, payload);
-        deferred.add(() -> dispatch(msg, replyHandle));
+        deferred.add(() -> dispatch(msg, replyHandle, side));
       } catch (RuntimeException malformed) {
         transport.errors().peerCaused("decoding a control message", malformed); // then ignored
       }
@@ -362,9 +374,9 @@ final class ControlChannel {
     return UcxConstants.UCS_OK; // the data is released when the callback returns
   }
 
-  private void dispatch(ControlMessage msg, long replyHandle) {
+  private void dispatch(ControlMessage msg, long replyHandle, WorkerEndpoints side) {
     switch (msg) {
-      case ControlMessage.Resolve r -> onResolve(r, replyHandle);
+      case ControlMessage.Resolve r -> onResolve(r, replyHandle, side);
       case ControlMessage.ResolveReply r -> {
         UcxPeer p = fromTargetOf(r.initiatorPeer(), r.secret(), "a RESOLVE_REPLY");
         if (p != null) {
@@ -432,11 +444,11 @@ final class ControlChannel {
   }
 
   /** Target side of RESOLVE: answer over the endpoint back to the initiator's worker. */
-  private void onResolve(ControlMessage.Resolve r, long replyHandle) {
+  private void onResolve(ControlMessage.Resolve r, long replyHandle, WorkerEndpoints side) {
     String refused = null;
     UcpEndpoint back;
     synchronized (this) {
-      back = transport.isClosed() ? null : claim(r, replyHandle);
+      back = transport.isClosed() ? null : claim(r, replyHandle, side);
       if (back == null && !transport.isClosed()) {
         refused = "a RESOLVE that did not come on an endpoint of the worker it names";
       }
@@ -473,15 +485,15 @@ final class ControlChannel {
    * The endpoint to answer {@code r} on, claimed for its initiator if it was not yet, or null when
    * the RESOLVE is refused: it came without a reply endpoint, names a worker none of whose waiting
    * endpoints is the one it came on, or names an instance id or worker that another proven
-   * initiator holds.
+   * initiator holds. {@code side} is the worker of ours it came to.
    */
-  private UcpEndpoint claim(ControlMessage.Resolve r, long replyHandle) {
+  private UcpEndpoint claim(ControlMessage.Resolve r, long replyHandle, WorkerEndpoints side) {
     long worker = r.initiatorWorker();
     if (replyHandle == 0 || worker == 0) {
       return null;
     }
     Initiator ini = byWorker.get(worker);
-    if (ini != null && ini.proven && ini.id != r.initiatorId()) {
+    if (ini != null && (ini.side != side || (ini.proven && ini.id != r.initiatorId()))) {
       return null;
     }
     Initiator sameId = byId.get(r.initiatorId());
@@ -489,7 +501,7 @@ final class ControlChannel {
       return null;
     }
     if (ini == null) {
-      ini = new Initiator(worker);
+      ini = new Initiator(worker, side);
       byWorker.put(worker, ini);
     }
     UcpEndpoint ep = ini.endpoints.get(replyHandle);
@@ -497,7 +509,7 @@ final class ControlChannel {
       UcxPeer ours = transport.peerByEndpoint(replyHandle);
       if (ours != null) {
         ep = claimThroughPeer(ini, replyHandle, ours);
-      } else if (worker != transport.workerUuid()) {
+      } else if (worker != side.uuid()) {
         ep = claimRemote(ini, replyHandle);
       }
     }
@@ -524,7 +536,7 @@ final class ControlChannel {
     for (int i = 0; i < MATCH_TRIES; i++) {
       UcpEndpoint e;
       try {
-        e = transport.matchEndpoint(worker, (status, text) -> backEndpointFailed(worker));
+        e = ini.side.claim(worker, (status, text) -> backEndpointFailed(worker));
       } catch (UcxException none) {
         numbersWithoutEndpoint++;
         continue; // that number's endpoint closed before it sent, or never was
@@ -542,20 +554,20 @@ final class ControlChannel {
    * A RESOLVE that came on an endpoint of one of our own peers: UCX connected the initiator's
    * endpoint to that one (it was waiting for a connection from that worker; always so for a peer of
    * ours connected to ourselves). That endpoint is the peer's and closes with it, so the answer
-   * goes over one of our own, opened to the address that peer was given by our user (an address
-   * checked when it was inserted, never one from a message), provided it names the worker the
-   * RESOLVE does.
+   * goes over one of our own, opened from the worker it came to, to the address of that peer's
+   * matching worker (an address checked when our user inserted it, never one from a message),
+   * provided it names the worker the RESOLVE does.
    */
   private UcpEndpoint claimThroughPeer(Initiator ini, long replyHandle, UcxPeer ours) {
-    byte[] peerAddress = ours.peerAddress();
-    if (UcxTransport.workerUuidOf(peerAddress) != ini.worker) {
+    byte[] peerAddress = ini.side.addressIn(ours.peerAddress());
+    if (peerAddress == null || UcxTransport.workerUuidOf(peerAddress) != ini.worker) {
       return null;
     }
     UcpEndpoint ep;
     if (ini.endpoints.isEmpty()) {
       long worker = ini.worker;
       try {
-        ep = transport.openEndpoint(peerAddress, (s, t) -> backEndpointFailed(worker));
+        ep = ini.side.open(peerAddress, (s, t) -> backEndpointFailed(worker));
       } catch (UcxException e) {
         transport.errors().peerCaused("opening an endpoint back to an initiator", e);
         return null;
@@ -572,15 +584,16 @@ final class ControlChannel {
 
   /**
    * A peer of an initiator closed. Once none of its peers is left, the endpoints back go: closed at
-   * once where UCX cannot report the initiator's end (a shared-memory transport), else left to UCX,
-   * which fails them when the initiator's worker goes away (a forced close could take a tcp
-   * connection that the initiator's other endpoints share down with it). UCX 1.13 keeps an endpoint
-   * that was wired up to its peer (every one claimed here is) until the worker is destroyed, unless
-   * it is closed by force, which UCX allows only with peer-failure handling. So the close is
-   * forced: on a split control endpoint (tcp, peer-failure handling) that frees it; on a
-   * shared-memory endpoint UCX refuses the force and the flushing close (immediate with nothing in
-   * flight) ends our use of it, not UCX's memory for it (see DepartingInitiatorsTest). The
-   * initiator has flushed its RELEASE before this, and sends nothing more on that endpoint.
+   * once where UCX cannot report the initiator's end (a shared-memory transport) or where they are
+   * the control worker's (which carries nothing else), else left to UCX, which fails them when the
+   * initiator's worker goes away (a forced close could take a tcp connection that the initiator's
+   * data endpoints share down with it). UCX 1.13 keeps an endpoint that was wired up to its peer
+   * (every one claimed here is) until the worker is destroyed, unless it is closed by force, which
+   * UCX allows only with peer-failure handling. So the close is forced: on the control worker (tcp,
+   * peer-failure handling) that frees it; on a shared-memory endpoint UCX refuses the force and the
+   * flushing close (immediate with nothing in flight) ends our use of it, not UCX's memory for it
+   * (see DepartingInitiatorsTest). The initiator has flushed its RELEASE before this, and sends
+   * nothing more on that endpoint.
    */
   private void released(long initiatorId, int peer) {
     Initiator ini;
@@ -589,7 +602,9 @@ final class ControlChannel {
       if (ini == null || !ini.peers.remove(peer) || !ini.peers.isEmpty()) {
         return;
       }
-      if (transport.detectsPeerFailure() && ini.worker != transport.workerUuid()) {
+      if (!ini.side.controlOnly()
+          && transport.detectsPeerFailure()
+          && ini.worker != transport.workerUuid()) {
         return; // this worker's own peers (the self-test's) never fail: let go of them here
       }
       byId.remove(initiatorId);

@@ -292,9 +292,9 @@ final class UcpNative {
    * {@code ppoll} of one {@code struct pollfd} at {@code pollfd} with the {@code struct timespec}
    * at {@code timespec}; returns ppoll's result (-1 on EINTR and other errors).
    */
-  static int ppoll(long pollfd, long timespec) {
+  static int ppoll(long pollfds, int count, long timespec) {
     try {
-      return (int) PPOLL.invokeExact(pollfd, 1L, timespec, 0L);
+      return (int) PPOLL.invokeExact(pollfds, (long) count, timespec, 0L);
     } catch (Throwable t) {
       throw rethrow(t);
     }

@@ -9,10 +9,11 @@ import java.util.Set;
  * How a {@link UcxTransport} opens.
  *
  * @param transports which UCX transports to use: {@code "shm"} (UCX's shared-memory transports plus
- *     {@code self}), {@code "tcp"}, any other UCX_TLS list passed through as is ({@code
- *     "sm,self,tcp"}: shared memory with the control channel on tcp, see {@link #splitControl}), or
- *     null to leave it to UCX (which reads the {@code UCX_TLS} environment variable). Each
- *     transport has its own UCX context, so two transports in one JVM may use different lists.
+ *     {@code self}), {@code "tcp"}, any other UCX_TLS list passed through as is, or null to leave
+ *     it to UCX (which reads the {@code UCX_TLS} environment variable). Each transport has its own
+ *     UCX context, so two transports in one JVM may use different lists. Where the list may use
+ *     shared memory, the control channel goes on a context of its own on tcp ({@link
+ *     #controlWorker}).
  * @param threadSafe ask UCX for {@code UCS_THREAD_MODE_MULTI}, so several threads may post and
  *     progress at once; otherwise one thread at a time (UCX aborts when two threads meet in a
  *     single-threaded worker)
@@ -116,39 +117,19 @@ public record UcxOptions(
   }
 
   /**
-   * Whether each peer gets a second endpoint, for the control channel only, with peer-failure
-   * handling: where failure detection is off (shared memory in the list) and tcp is named in the
-   * list too. Why: UCX 1.13 frees an endpoint that was wired up to its peer (every endpoint a
-   * target claims for an initiator is) only when it is closed by force, and forces a close only
-   * with peer-failure handling, which its shared-memory transports lack; so a shm target kept one
-   * endpoint, with its mapping of the initiator's FIFO, per initiator that ever came (23-40 KiB
-   * each, until the worker died). With peer-failure handling UCX drops the shared-memory transports
-   * from that endpoint and carries it over tcp; the data endpoint, without it, keeps the
-   * shared-memory lanes (atomics, ucp_rkey_ptr mappings) and never wires up, so the target holds
-   * nothing of UCX's for it. A peer that cannot be reached over tcp falls back to the data endpoint
-   * (UcxPeer).
-   *
-   * <p>Its price, and why {@code "shm"} does not name tcp: while a tcp endpoint is open, every
-   * ucp_worker_progress also polls the tcp interface (uct_tcp_iface_progress: one epoll_wait; a
-   * bare system call costs 0.3 us on the VM where this was measured, and a bench run made 165,005
-   * epoll_wait calls with it against 22 without). The data path's lanes do not change, but every
-   * progress call of a worker with a connected peer does: the choice between a flat long-lived
-   * target and cheaper progress is the user's.
+   * Whether the control channel gets a UCX context and worker of its own, on tcp ({@link
+   * ControlWorker}): where failure detection is off, which is where shared memory is in the list.
+   * Why: UCX 1.13 frees an endpoint that was wired up to its peer (every endpoint a target claims
+   * for an initiator is) only when it is closed by force, and forces a close only with peer-failure
+   * handling, which its shared-memory transports lack; so a shm target kept one endpoint, with its
+   * mapping of the initiator's FIFO, per initiator that ever came (about 15 KiB each, until the
+   * worker died). On a tcp worker of their own, control endpoints have peer-failure handling and
+   * are closed by force; the data worker keeps only the listed transports, so its progress costs
+   * what it did (a tcp interface on it would add an epoll_wait to every progress). A list without
+   * shared memory ({@code "tcp"}) needs none: its data worker has peer-failure handling itself.
    */
-  boolean splitControl(String environmentTls) {
-    if (detectPeerFailure(environmentTls) || !mayUseSharedMemory(environmentTls)) {
-      return false;
-    }
-    String tls = tlsOverride();
-    if (tls == null) {
-      tls = environmentTls == null ? "" : environmentTls;
-    }
-    for (String item : tls.toLowerCase(Locale.ROOT).split(",")) {
-      if (item.trim().equals("tcp")) {
-        return true;
-      }
-    }
-    return false;
+  boolean controlWorker(String environmentTls) {
+    return !detectPeerFailure(environmentTls) && mayUseSharedMemory(environmentTls);
   }
 
   /**

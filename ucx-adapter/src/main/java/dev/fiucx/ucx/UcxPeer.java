@@ -28,13 +28,13 @@ import org.openucx.jucx.ucp.UcpRequest;
  * way posts are refused from then on, before the direct path touches the dead process's memory, and
  * every operation still pending ends with {@code -FI_ECONNRESET}.
  *
- * <p>Where the transport splits the control channel off ({@link UcxOptions#splitControl}), control
- * messages go on an endpoint of their own with peer-failure handling (tcp), so that the target can
- * free its end by force when this peer leaves; atomics, puts, gets and flushes stay on the data
- * endpoint (shared memory, no error handling), whose lanes and mappings are what they were. When
- * the control endpoint cannot be opened or fails (a peer in another network namespace, where tcp
- * does not reach), control goes on the data endpoint, as without the split, and a RESOLVE lost with
- * the control endpoint is sent again there.
+ * <p>Where both this transport and the peer have a control worker ({@link ControlWorker}), control
+ * messages go on an endpoint of their own between those workers, with peer-failure handling (tcp),
+ * so that the target can free its end by force when this peer leaves; atomics, puts, gets and
+ * flushes stay on the data endpoint (shared memory, no error handling), whose lanes and mappings
+ * are what they were. When the control endpoint cannot be opened or fails (a peer in another
+ * network namespace, where tcp does not reach), control goes on the data endpoint, and a RESOLVE
+ * lost with the control endpoint is sent again there.
  */
 final class UcxPeer implements TransportPeer {
   // RemoteAtomicOp ordinal -> ucp_atomic_op_t
@@ -68,7 +68,7 @@ final class UcxPeer implements TransportPeer {
 
   private final int id;
   private final long secret = SECRETS.nextLong();
-  private final byte[] peerAddress;
+  private final UcxAddress peerAddress;
   private final ProcessIdentity process;
 
   /** Where this peer's pending operations are recorded, or null where UCX reports a dead peer. */
@@ -106,23 +106,24 @@ final class UcxPeer implements TransportPeer {
       UcxTransport transport,
       AtomicPoster poster,
       int id,
-      byte[] peerAddress,
+      UcxAddress peerAddress,
       ProcessIdentity process,
       PendingTokens tracked) {
     this.transport = transport;
     this.poster = poster;
     this.id = id;
-    this.peerAddress = peerAddress.clone();
+    this.peerAddress = peerAddress;
     this.process = process;
     this.tracked = tracked;
-    this.endpoint = transport.openEndpoint(peerAddress, this::failed);
+    this.endpoint = transport.dataEndpoints().open(peerAddress.data(), this::failed);
     this.ep = endpoint.getNativeId();
+    boolean self = java.util.Arrays.equals(peerAddress.encode(), transport.address());
+    WorkerEndpoints side = transport.controlRouteTo(peerAddress);
     UcpEndpoint c = null;
-    if (transport.splitsControl()
-        && !java.util.Arrays.equals(peerAddress, transport.address())) { // self: no wire-up
+    if (side.controlOnly() && !self) { // self: no wire-up, nothing to free
       try {
-        c = transport.openControlEndpoint(peerAddress, this::controlFailed);
-      } catch (RuntimeException e) { // UcxException: no transport with failure handling reaches it
+        c = side.open(peerAddress.control(), this::controlFailed);
+      } catch (RuntimeException e) { // UcxException: no tcp route to the peer's control worker
         transport
             .errors()
             .peerCaused("opening a control endpoint (control goes on the data one)", e);
@@ -130,7 +131,7 @@ final class UcxPeer implements TransportPeer {
     }
     this.control = c;
     this.route = c != null ? c : endpoint;
-    this.maps = transport.mapsPeers() && !java.util.Arrays.equals(peerAddress, transport.address());
+    this.maps = transport.mapsPeers() && !self;
   }
 
   int id() {
@@ -170,8 +171,9 @@ final class UcxPeer implements TransportPeer {
     }
   }
 
-  byte[] peerAddress() {
-    return peerAddress.clone();
+  /** The addresses this peer was given (checked when it was inserted). */
+  UcxAddress peerAddress() {
+    return peerAddress;
   }
 
   @Override
@@ -350,24 +352,29 @@ final class UcxPeer implements TransportPeer {
     long start = System.nanoTime();
     long deadline = start + transport.controlTimeoutNanos();
     long nextLook = start + LOOK_PERIOD_NANOS;
-    while (!p.done) {
-      if (failure != 0) {
-        finish(p, failure);
-        break;
-      }
-      long now = System.nanoTime();
-      if (now - deadline > 0) {
-        finish(p, -FiErrno.ETIMEDOUT);
-        break;
-      }
-      if (now - nextLook > 0) { // a peer that died does not answer: do not wait out the timeout
-        nextLook = now + LOOK_PERIOD_NANOS;
-        if (!process.alive()) {
-          processExited();
-          continue;
+    transport.beginControlWait();
+    try {
+      while (!p.done) {
+        if (failure != 0) {
+          finish(p, failure);
+          break;
         }
+        long now = System.nanoTime();
+        if (now - deadline > 0) {
+          finish(p, -FiErrno.ETIMEDOUT);
+          break;
+        }
+        if (now - nextLook > 0) { // a peer that died does not answer: do not wait out the timeout
+          nextLook = now + LOOK_PERIOD_NANOS;
+          if (!process.alive()) {
+            processExited();
+            continue;
+          }
+        }
+        transport.progress();
       }
-      transport.progress();
+    } finally {
+      transport.endControlWait();
     }
     return p.status;
   }
@@ -390,21 +397,12 @@ final class UcxPeer implements TransportPeer {
       pending.put(p.requestId, p);
       resolving = true;
     }
-    var msg =
-        new ControlMessage.Resolve(
-            p.requestId,
-            key,
-            transport.instanceId(),
-            id,
-            transport.workerUuid(),
-            secret,
-            ProcessIdentity.self());
     UcpEndpoint via = route;
     transport
         .control()
         .send(
             via,
-            msg,
+            resolveMessage(p, via),
             status -> {
               if (via == endpoint || closed || failure != 0) {
                 finish(p, status);
@@ -414,9 +412,23 @@ final class UcxPeer implements TransportPeer {
               route = endpoint;
               transport
                   .control()
-                  .defer(() -> transport.control().send(endpoint, msg, s -> finish(p, s)));
+                  .defer(
+                      () ->
+                          transport
+                              .control()
+                              .send(endpoint, resolveMessage(p, endpoint), s -> finish(p, s)));
             });
     return p;
+  }
+
+  /**
+   * A RESOLVE to send on {@code via}, naming the UUID of the worker {@code via} belongs to: the one
+   * whose endpoint the target claims for its answers.
+   */
+  private ControlMessage.Resolve resolveMessage(PendingResolve p, UcpEndpoint via) {
+    long worker = via == endpoint ? transport.workerUuid() : transport.controlEndpoints().uuid();
+    return new ControlMessage.Resolve(
+        p.requestId, p.key, transport.instanceId(), id, worker, secret, ProcessIdentity.self());
   }
 
   /** The target answered a RESOLVE. */

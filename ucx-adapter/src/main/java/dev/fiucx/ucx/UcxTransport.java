@@ -25,7 +25,6 @@ import java.util.Properties;
 import org.openucx.jucx.UcxException;
 import org.openucx.jucx.ucp.UcpContext;
 import org.openucx.jucx.ucp.UcpEndpoint;
-import org.openucx.jucx.ucp.UcpEndpointParams;
 import org.openucx.jucx.ucp.UcpMemMapParams;
 import org.openucx.jucx.ucp.UcpMemory;
 import org.openucx.jucx.ucp.UcpParams;
@@ -33,9 +32,12 @@ import org.openucx.jucx.ucp.UcpWorker;
 import org.openucx.jucx.ucp.UcpWorkerParams;
 
 /**
- * fiucx's transport on UCX: one UCP context and one worker per instance, built with jucx; atomics,
- * flush and fence through {@link UcpNative}. Peers find each other's memory over a control channel
- * of UCX active messages ({@link ControlMessage}).
+ * fiucx's transport on UCX: one UCP context and one worker per instance for the data path, built
+ * with jucx; atomics, flush and fence through {@link UcpNative}. Peers find each other's memory
+ * over a control channel of UCX active messages ({@link ControlMessage}), which a transport that
+ * may use shared memory carries on a {@link ControlWorker} of its own (tcp, peer-failure handling),
+ * progressed off the hot path: every {@link #CONTROL_EVERY}th {@link #progress}, while control work
+ * is awaited, and when its event fd woke a waiter.
  *
  * <p>Everything UCX reports (completions, active messages, endpoint failures) arrives inside {@link
  * #progress}; control messages are queued there and handled after {@code ucp_worker_progress}
@@ -54,17 +56,46 @@ public final class UcxTransport implements Transport {
   private final Map<String, String> configOverrides;
   private final boolean detectPeerFailure;
 
-  /**
-   * Whether peers carry the control channel on an endpoint of its own ({@link
-   * UcxOptions#splitControl}).
-   */
-  private final boolean splitControl;
-
   private final UcpContext context;
   private final UcpWorker worker;
   private final long workerHandle;
+
+  /** This transport's address for peers: {@link UcxAddress}, encoded. */
   private final byte[] address;
-  private final long workerUuid;
+
+  private final WorkerEndpoints dataEndpoints;
+
+  /**
+   * The worker of the control channel, or null where control goes on the data worker (a tcp list,
+   * whose data worker has peer-failure handling itself, or no tcp interface for it).
+   */
+  private final ControlWorker controlWorker;
+
+  /** Endpoints on {@link #controlWorker}, or null. */
+  private final WorkerEndpoints controlEndpoints;
+
+  /**
+   * How many {@link #progress} calls pass between two progresses of the control worker when no
+   * control work is awaited: each costs an epoll_wait (about 0.3 us), so 1/256 of it per call; a
+   * spinning target still answers a RESOLVE within microseconds, and a sleeping one is woken by the
+   * control worker's event fd.
+   */
+  static final int CONTROL_EVERY = 256;
+
+  /**
+   * Progress calls since the control worker was last progressed; plain, a lost count is harmless.
+   */
+  private int progressCalls;
+
+  /** Set when a wait saw the control worker's event fd (or it had events when armed). */
+  private volatile boolean controlWoken;
+
+  /**
+   * Threads waiting for a control answer or a close: the control worker goes with each progress.
+   */
+  private final java.util.concurrent.atomic.AtomicInteger controlWaits =
+      new java.util.concurrent.atomic.AtomicInteger();
+
   private final long instanceId;
   private final AtomicPoster poster;
   private final TransportCompletions completions;
@@ -117,12 +148,15 @@ public final class UcxTransport implements Transport {
    */
   private final int eventFd;
 
+  /** The control worker's event fd, or -1 (none, or it cannot wake a waiter). */
+  private final int controlEventFd;
+
   /**
-   * One {@code struct pollfd} (8 bytes) and one {@code struct timespec} (16) for {@link
-   * #awaitEvent}, whose caller is the one thread that progresses. Freed by the collector, never by
-   * close: a waiter may still be inside ppoll then.
+   * Two {@code struct pollfd} (8 bytes each: data worker, control worker) and one {@code struct
+   * timespec} (16) for {@link #awaitEvent}, whose caller is the one thread that progresses. Freed
+   * by the collector, never by close: a waiter may still be inside ppoll then.
    */
-  private final MemorySegment pollScratch = Arena.ofAuto().allocate(24, 8);
+  private final MemorySegment pollScratch = Arena.ofAuto().allocate(32, 8);
 
   /** Set when closing starts: no new wait arms the worker. */
   private volatile boolean awaitOff;
@@ -157,7 +191,6 @@ public final class UcxTransport implements Transport {
     overrides.put("PROTO_ENABLE", "n");
     this.configOverrides = Map.copyOf(overrides);
     this.detectPeerFailure = options.detectPeerFailure(System.getenv("UCX_TLS"));
-    this.splitControl = options.splitControl(System.getenv("UCX_TLS"));
     this.completions = completions;
     this.tracked = detectPeerFailure ? null : new PendingTokens();
 
@@ -173,6 +206,7 @@ public final class UcxTransport implements Transport {
     UcpContext ctx = null;
     UcpWorker w = null;
     AtomicPoster p = null;
+    WorkerEndpoints de;
     try {
       ctx = UcpNative.withoutApiVersionWarning(() -> new UcpContext(params));
       UcpWorkerParams workerParams = new UcpWorkerParams();
@@ -187,10 +221,8 @@ public final class UcxTransport implements Transport {
               UcpNative.contextRequestSize(ctx.getNativeId()),
               detectPeerFailure,
               requestSlots);
-      ByteBuffer a = w.getAddress();
-      this.address = new byte[a.remaining()];
-      a.get(address);
-      control.listen(w);
+      de = new WorkerEndpoints(w, detectPeerFailure, false);
+      control.listen(de);
     } catch (RuntimeException e) { // UcxException, UnsatisfiedLinkError stays an Error
       if (w != null) {
         w.close();
@@ -207,8 +239,28 @@ public final class UcxTransport implements Transport {
     this.worker = w;
     this.workerHandle = w.getNativeId();
     this.poster = p;
-    this.eventFd = eventFdOf(w);
-    this.workerUuid = workerUuidOf(address);
+    this.eventFd = ControlWorker.eventFdOf(w);
+    this.dataEndpoints = de;
+    ControlWorker cw = null;
+    WorkerEndpoints ce = null;
+    if (options.controlWorker(System.getenv("UCX_TLS"))) {
+      try {
+        cw = ControlWorker.open(options.threadSafe());
+        ce = new WorkerEndpoints(cw.worker(), true, true);
+        control.listen(ce);
+      } catch (RuntimeException e) { // UcxException: no tcp interface
+        if (cw != null) {
+          cw.close();
+        }
+        cw = null;
+        ce = null;
+        errors.caught("opening the control worker (control goes on the data worker)", e);
+      }
+    }
+    this.controlWorker = cw;
+    this.controlEndpoints = ce;
+    this.controlEventFd = cw == null ? -1 : cw.eventFd();
+    this.address = new UcxAddress(de.address(), ce == null ? null : ce.address()).encode();
     long id;
     do {
       id = RANDOM.nextLong();
@@ -294,13 +346,14 @@ public final class UcxTransport implements Transport {
     String unreadable = UcxWorkerAddress.problem(peerAddress);
     if (unreadable != null) {
       // UCX reads worker addresses unchecked: it would abort, or read or write out of bounds
-      throw new FiException(FiErrno.EINVAL, "not a UCX worker address: " + unreadable);
+      throw new FiException(FiErrno.EINVAL, "not a fiucx ucx address: " + unreadable);
     }
+    UcxAddress addresses = UcxAddress.read(peerAddress);
     synchronized (this) {
       checkOpen();
       UcxPeer peer;
       try {
-        peer = new UcxPeer(this, poster, peers.size(), peerAddress, peerProcess, tracked);
+        peer = new UcxPeer(this, poster, peers.size(), addresses, peerProcess, tracked);
       } catch (UcxException e) {
         throw new FiException(FiErrno.EHOSTUNREACH, "cannot connect: " + e.getMessage(), e);
       }
@@ -458,8 +511,11 @@ public final class UcxTransport implements Transport {
   }
 
   /**
-   * Progresses the worker (completions, peers' software atomics, control messages), then handles
-   * the control messages that arrived. Rethrows what a completion handler threw.
+   * Progresses the data worker (completions, peers' software atomics, control messages from peers
+   * without a control worker), the control worker when it is due (every {@link #CONTROL_EVERY}th
+   * call, while a control answer or a close is awaited, or after its event fd woke a waiter), then
+   * handles the control messages that arrived. Rethrows what a completion handler threw. No system
+   * call and no allocation of its own on the calls between.
    */
   @Override
   public int progress() {
@@ -470,25 +526,44 @@ public final class UcxTransport implements Transport {
       throw new FiException(FiErrno.EIO, "ucp_worker_progress: " + e.getMessage(), e);
     }
     poster.rethrowDeferred();
+    if (controlWorker != null
+        && (++progressCalls >= CONTROL_EVERY || controlWoken || controlWaits.get() != 0)) {
+      events += progressControlWorker();
+    }
     if (control.hasWork()) {
       events += control.drain();
     }
     return events;
   }
 
-  private static int eventFdOf(UcpWorker w) {
+  private int progressControlWorker() {
+    progressCalls = 0;
+    controlWoken = false; // before: an event seen during this progress sets it again
     try {
-      return w.getEventFD();
-    } catch (RuntimeException e) { // UCS_ERR_UNSUPPORTED: some transport cannot wake a waiter
-      return -1;
+      return controlWorker.progress();
+    } catch (Exception e) {
+      throw new FiException(FiErrno.EIO, "ucp_worker_progress (control): " + e.getMessage(), e);
     }
   }
 
   /**
-   * Arms the worker and sleeps in {@code ppoll} on its event fd until a transport has an event
-   * (over tcp: a socket became readable), {@link #interruptAwait} signals, or the timeout passes.
-   * Returns at once when the worker has events waiting ({@code UCS_ERR_BUSY}) or control messages
-   * are queued. Allocates nothing.
+   * A thread starts waiting for a control answer (a resolve, an acknowledgement, a close): every
+   * {@link #progress} progresses the control worker until {@link #endControlWait}.
+   */
+  void beginControlWait() {
+    controlWaits.incrementAndGet();
+  }
+
+  void endControlWait() {
+    controlWaits.decrementAndGet();
+  }
+
+  /**
+   * Arms the data worker (and the control worker) and sleeps in {@code ppoll} on their event fds
+   * until a transport has an event (over tcp: a socket became readable), {@link #interruptAwait}
+   * signals, or the timeout passes. Returns at once when a worker has events waiting ({@code
+   * UCS_ERR_BUSY}) or control messages are queued; an event of the control worker makes the next
+   * {@link #progress} progress it. Allocates nothing.
    */
   @Override
   public boolean awaitEvent(long timeoutNanos) {
@@ -505,12 +580,26 @@ public final class UcxTransport implements Transport {
     if (status != 0) {
       return false;
     }
+    int fds = 1;
+    if (controlEventFd >= 0) {
+      int controlStatus = UcpNative.workerArm(controlWorker.handle());
+      if (controlStatus == UcxConstants.UCS_ERR_BUSY) {
+        controlWoken = true;
+        return true;
+      }
+      fds = controlStatus == 0 ? 2 : 1;
+    }
     MemorySegment s = pollScratch;
     s.set(JAVA_INT, 0, eventFd);
     s.set(JAVA_INT, 4, POLLIN); // events (short) = POLLIN, revents (short) = 0
-    s.set(JAVA_LONG, 8, timeoutNanos / 1_000_000_000L);
-    s.set(JAVA_LONG, 16, timeoutNanos % 1_000_000_000L);
-    UcpNative.ppoll(s.address(), s.address() + 8);
+    s.set(JAVA_INT, 8, controlEventFd);
+    s.set(JAVA_INT, 12, POLLIN);
+    s.set(JAVA_LONG, 16, timeoutNanos / 1_000_000_000L);
+    s.set(JAVA_LONG, 24, timeoutNanos % 1_000_000_000L);
+    UcpNative.ppoll(s.address(), fds, s.address() + 16);
+    if (fds == 2 && (s.get(JAVA_INT, 12) >>> 16) != 0) { // revents of the control worker's fd
+      controlWoken = true;
+    }
     return true;
   }
 
@@ -563,9 +652,21 @@ public final class UcxTransport implements Transport {
     d.put("ucx.peer_failure_detection", detectPeerFailure ? "on" : "off");
     d.put(
         "ucx.control_endpoint",
-        splitControl
-            ? "own endpoint per peer, with peer-failure handling (tcp), else the data endpoint"
+        controlWorker != null
+            ? "per peer, on the control worker (tcp, peer-failure handling) where the peer has"
+                + " one and it reaches it, else the data endpoint"
             : "the data endpoint");
+    d.put(
+        "ucx.control_worker",
+        controlWorker != null
+            ? "UCX context of its own (UCX_TLS="
+                + ControlWorker.TLS
+                + "), "
+                + controlEndpoints.addressLength()
+                + " address bytes; progressed every "
+                + CONTROL_EVERY
+                + "th progress, while control answers are awaited and when its event fd wakes"
+            : controlWorkerAbsence());
     d.put(
         "ucx.dead_peers",
         (detectPeerFailure ? "UCX's peer-failure handling; " : "")
@@ -573,7 +674,8 @@ public final class UcxTransport implements Transport {
     d.put("ucx.initiators_served", Integer.toString(control.initiatorsServed()));
     d.put("ucx.initiator_endpoints", Integer.toString(control.initiatorEndpoints()));
     d.put("ucx.initiator_claims", control.claims());
-    d.put("ucx.worker.address_bytes", Integer.toString(address.length));
+    d.put("ucx.address_bytes", Integer.toString(address.length));
+    d.put("ucx.worker.address_bytes", Integer.toString(dataEndpoints.addressLength()));
     d.put("ucx.worker.atomics", workerAtomics());
     d.put(
         "ucx.request_slots",
@@ -609,7 +711,7 @@ public final class UcxTransport implements Transport {
     }
     for (UcxPeer p : snapshot) {
       d.put("ucx.peer." + p.id() + ".lanes", p.lanes());
-      if (splitControl) {
+      if (controlWorker != null) {
         d.put("ucx.peer." + p.id() + ".control_lanes", p.controlLanes());
       }
       if (p.failed()) {
@@ -646,6 +748,9 @@ public final class UcxTransport implements Transport {
     }
     peerList.forEach(UcxPeer::close);
     control.closeBackEndpoints();
+    if (controlWorker != null) {
+      controlWorker.close();
+    }
     worker.close();
     context.close();
     poster.close();
@@ -695,44 +800,67 @@ public final class UcxTransport implements Transport {
     return options.controlTimeout().toNanos();
   }
 
-  /** Whether peers carry the control channel on an endpoint of its own, where they can. */
-  boolean splitsControl() {
-    return splitControl;
+  /** The data worker's native ucp_worker_h, for tests that look at its transports. */
+  long dataWorkerHandle() {
+    return workerHandle;
   }
 
-  /** Opens an endpoint to a worker address, with peer failure detection when configured. */
-  UcpEndpoint openEndpoint(byte[] peerAddress, FailureListener listener) {
-    return openEndpoint(peerAddress, listener, detectPeerFailure);
+  /** Opening and claiming endpoints on the data worker. */
+  WorkerEndpoints dataEndpoints() {
+    return dataEndpoints;
+  }
+
+  /** Opening and claiming endpoints on the control worker, or null where there is none. */
+  WorkerEndpoints controlEndpoints() {
+    return controlEndpoints;
   }
 
   /**
-   * Opens a peer's control endpoint ({@link UcxOptions#splitControl}): with peer-failure handling,
-   * so that UCX leaves out the shared-memory transports (tcp carries it) and the target can close
-   * its end by force. Throws UcxException when no such transport reaches the peer.
+   * Where control messages to {@code peer} go from here: the control worker when both sides have
+   * one, else the data worker.
    */
-  UcpEndpoint openControlEndpoint(byte[] peerAddress, FailureListener listener) {
-    return openEndpoint(peerAddress, listener, true);
-  }
-
-  private UcpEndpoint openEndpoint(byte[] peerAddress, FailureListener listener, boolean peerMode) {
-    ByteBuffer a = ByteBuffer.allocateDirect(peerAddress.length);
-    a.put(peerAddress).flip();
-    UcpEndpointParams params =
-        new UcpEndpointParams()
-            .setUcpAddress(a)
-            .setErrorHandler((ep, status, text) -> listener.failed(status, text));
-    if (peerMode) {
-      params.setPeerErrorHandlingMode();
-    }
-    return worker.newEndpoint(params);
+  WorkerEndpoints controlRouteTo(UcxAddress peer) {
+    return controlEndpoints != null && peer.control() != null ? controlEndpoints : dataEndpoints;
   }
 
   /**
-   * The UUID of this transport's UCX worker, read from its own address (0 when the address carries
-   * none); what a target matches an initiator's endpoint by ({@link #matchEndpoint}).
+   * Opens an endpoint to where the transport at {@code transportAddress} takes control messages
+   * from this one ({@link #controlRouteTo}): for tests that speak the control protocol themselves.
+   */
+  UcpEndpoint openControlEndpoint(byte[] transportAddress, FailureListener listener) {
+    String unreadable = UcxWorkerAddress.problem(transportAddress);
+    if (unreadable != null) {
+      throw new IllegalArgumentException(unreadable);
+    }
+    UcxAddress peer = UcxAddress.read(transportAddress);
+    WorkerEndpoints side = controlRouteTo(peer);
+    return side.open(side.addressIn(peer), listener);
+  }
+
+  /**
+   * The UUID of the worker this transport sends control messages from where it can: the control
+   * worker's, else the data worker's.
+   */
+  long controlWorkerUuid() {
+    return controlEndpoints != null ? controlEndpoints.uuid() : workerUuid();
+  }
+
+  /** Why this transport has no control worker, for describe. */
+  private String controlWorkerAbsence() {
+    if (!options.controlWorker(System.getenv("UCX_TLS"))) {
+      return "none (no shared memory in the list: the data worker has peer-failure handling)";
+    }
+    return "none (it could not be opened: "
+        + errors.summary()
+        + "; control goes on the data worker)";
+  }
+
+  /**
+   * The UUID of this transport's data worker, read from its address (0 when the address carries
+   * none); what a target matches an initiator's endpoint by.
    */
   long workerUuid() {
-    return workerUuid;
+    return dataEndpoints.uuid();
   }
 
   /** The worker UUID in a UCX worker address (checked by DomainAddress, or our own), or 0. */
@@ -748,42 +876,6 @@ public final class UcxTransport implements Transport {
       return 0;
     }
     return ByteBuffer.wrap(address, at, 8).order(java.nio.ByteOrder.nativeOrder()).getLong();
-  }
-
-  /**
-   * Takes over, as an endpoint of ours, the endpoint UCX built in this worker when the worker
-   * {@code uuid} connected to it (a peer's wire-up creates one per connecting endpoint, and UCX
-   * hands it to an active-message handler as the reply endpoint). ucp_ep_create finds such an
-   * endpoint by UUID before it looks at the transports an address lists, so the address passed is
-   * one this method writes itself: a header, the UUID and no transport. No byte a peer wrote ever
-   * reaches UCX's address parser. Throws UcxException when no such endpoint is waiting (UCX then
-   * finds no transport to reach the address). Each call takes the next endpoint of that worker, in
-   * the order they connected.
-   *
-   * <p>No error-handling mode is asked for: the endpoint keeps the one its initiator chose (peer
-   * failure for a split control endpoint, none for a shared-memory data endpoint that carries the
-   * control channel), so nothing a peer says picks it. Asking for another one than UCX built it
-   * with would make ucp_ep_create destroy the waiting endpoint, which a RESOLVE naming another
-   * worker could then do to that worker's endpoints.
-   */
-  UcpEndpoint matchEndpoint(long uuid, FailureListener listener) {
-    boolean v1 = (address[0] & UcxConstants.UCP_ADDRESS_VERSION_MASK) == 0;
-    ByteBuffer a = ByteBuffer.allocateDirect(11).order(java.nio.ByteOrder.nativeOrder());
-    if (v1) {
-      a.put(
-          (byte)
-              (UcxConstants.UCP_ADDRESS_VERSION_V1
-                  | UcxConstants.UCP_ADDRESS_HEADER_FLAG_WORKER_UUID
-                      << UcxConstants.UCP_ADDRESS_FLAGS_SHIFT_V1));
-    } else {
-      a.put(address[0]).put((byte) UcxConstants.UCP_ADDRESS_HEADER_FLAG_WORKER_UUID);
-    }
-    a.putLong(uuid).put(UcxConstants.UCP_NULL_RESOURCE).flip();
-    UcpEndpointParams params =
-        new UcpEndpointParams()
-            .setUcpAddress(a)
-            .setErrorHandler((ep, status, text) -> listener.failed(status, text));
-    return UcpNative.withoutErrorLines(() -> worker.newEndpoint(params));
   }
 
   /**
@@ -852,10 +944,13 @@ public final class UcxTransport implements Transport {
    * logged here (in the domain's own progress it reaches the application's error handler).
    */
   void progressWhileClosing() {
+    beginControlWait(); // a close waits for acknowledgements and disconnects on either worker
     try {
       progress();
     } catch (RuntimeException | Error e) {
       errors.caught("progress while closing", e);
+    } finally {
+      endControlWait();
     }
   }
 

@@ -13,6 +13,9 @@ package dev.fiucx.ucx;
  * catches only corruption) is refused here unless every record fits, every index is in range and
  * every bandwidth is a positive number.
  *
+ * <p>A peer's transport address carries two worker addresses in fiucx's own framing ({@link
+ * UcxAddress}): {@link #problem} reads the framing and walks both, so neither reaches UCX unwalked.
+ *
  * <p>What it cannot judge is what the records say: an interface address of a transport this worker
  * also has goes to that transport (an address is trusted input, as in UCX).
  */
@@ -47,8 +50,27 @@ final class UcxWorkerAddress {
     this.a = address;
   }
 
-  /** Null when UCX can read {@code address} safely, else what is wrong with it. */
-  static String problem(byte[] address) {
+  /**
+   * Null when {@code transportAddress} is framed as {@link UcxAddress} and UCX can read both worker
+   * addresses in it safely, else what is wrong with it.
+   */
+  static String problem(byte[] transportAddress) {
+    UcxAddress a;
+    try {
+      a = UcxAddress.read(transportAddress);
+    } catch (IllegalArgumentException e) {
+      return "framing: " + e.getMessage();
+    }
+    String data = workerProblem(a.data());
+    if (data != null) {
+      return "data worker: " + data;
+    }
+    String control = a.control() == null ? null : workerProblem(a.control());
+    return control == null ? null : "control worker: " + control;
+  }
+
+  /** Null when UCX can read the worker address {@code address} safely, else what is wrong. */
+  static String workerProblem(byte[] address) {
     try {
       new UcxWorkerAddress(address).walk();
       return null;

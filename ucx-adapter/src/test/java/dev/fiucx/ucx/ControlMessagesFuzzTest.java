@@ -53,8 +53,8 @@ class ControlMessagesFuzzTest {
     assertEquals(0, pair.resolve(region.key()));
     resolved = pair.aToB.cached(region.key());
     fetched = arena.allocate(8, 8);
-    UcpEndpoint toB = forger.openEndpoint(pair.b.address(), (status, text) -> {});
-    UcpEndpoint toA = forger.openEndpoint(pair.a.address(), (status, text) -> {});
+    UcpEndpoint toB = forger.openControlEndpoint(pair.b.address(), (status, text) -> {});
+    UcpEndpoint toA = forger.openControlEndpoint(pair.a.address(), (status, text) -> {});
     toTarget = new HostileControlProcess.Sender(forger, toB, arena, pair::progressBoth);
     toInitiator = new HostileControlProcess.Sender(forger, toA, arena, pair::progressBoth);
   }
@@ -152,10 +152,10 @@ class ControlMessagesFuzzTest {
       case 0 -> region.key();
       case 1 -> pair.a.instanceId();
       case 2 -> pair.b.instanceId();
-      case 3 -> pair.a.workerUuid();
-      case 4 -> pair.b.workerUuid();
+      case 3 -> pair.a.controlWorkerUuid();
+      case 4 -> pair.b.controlWorkerUuid();
       case 5 -> forger.instanceId();
-      case 6 -> forger.workerUuid();
+      case 6 -> forger.controlWorkerUuid();
       case 7 -> 0;
       default -> d.consumeLong();
     };

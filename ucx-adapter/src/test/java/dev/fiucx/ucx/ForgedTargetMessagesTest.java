@@ -39,7 +39,7 @@ class ForgedTargetMessagesTest {
       UcxPeer.PendingResolve inFlight = pair.aToB.startResolve(asked.key());
       int peer = pair.aToB.id();
 
-      UcpEndpoint ep = forger.openEndpoint(pair.a.address(), (status, text) -> {});
+      UcpEndpoint ep = forger.openControlEndpoint(pair.a.address(), (status, text) -> {});
       HostileControlProcess.Sender sender =
           new HostileControlProcess.Sender(forger, ep, arena, pair.a::progress);
       long refusedBefore = pair.a.errors().countOf(ControlChannel.REFUSED);

@@ -46,13 +46,13 @@ public final class HostileControlProcess {
 
   public static void main(String[] args) throws Exception {
     byte[] domainAddress = HexFormat.of().parseHex(args[1]);
-    // the UCX worker address inside fiucx's address (DomainAddress: 64-byte header, CRC at the end)
-    byte[] targetWorker = Arrays.copyOfRange(domainAddress, 64, domainAddress.length - 4);
+    // the transport address inside fiucx's address (DomainAddress: 64-byte header, CRC at the end)
+    byte[] targetTransport = Arrays.copyOfRange(domainAddress, 64, domainAddress.length - 4);
     Random random = new Random(Long.parseLong(args[2]));
     try (UcxTransport t =
             new UcxTransport((token, status) -> {}, UcxOptions.defaults().withTransports(args[0]));
         Arena arena = Arena.ofShared()) {
-      UcpEndpoint ep = t.openEndpoint(targetWorker, (status, text) -> {});
+      UcpEndpoint ep = t.openControlEndpoint(targetTransport, (status, text) -> {});
       Sender s = new Sender(t, ep, arena);
       ProcessIdentity me = ProcessIdentity.self();
       long myId = random.nextLong() | 1;
@@ -61,7 +61,7 @@ public final class HostileControlProcess {
 
       for (int i = 0; i < RANDOM; i++) {
         int length = 1 + random.nextInt(300);
-        if (length == resolve(0, myId, t.workerUuid(), me).length) {
+        if (length == resolve(0, myId, t.controlWorkerUuid(), me).length) {
           length++;
         }
         byte[] junk = new byte[length];
@@ -69,7 +69,7 @@ public final class HostileControlProcess {
         s.send(ControlMessage.AM_RESOLVE, junk, i % 2 == 0);
         malformed++;
       }
-      byte[] honest = resolve(1, myId, t.workerUuid(), me);
+      byte[] honest = resolve(1, myId, t.controlWorkerUuid(), me);
       for (int cut : new int[] {honest.length - 1, 40, 8}) {
         s.send(ControlMessage.AM_RESOLVE, Arrays.copyOf(honest, cut), true);
         malformed++;
@@ -83,14 +83,14 @@ public final class HostileControlProcess {
       s.send(ControlMessage.AM_RESOLVE, resolve(2, myId, random.nextLong() | 1, me), true);
       s.send(
           ControlMessage.AM_RESOLVE,
-          resolve(3, myId, UcxTransport.workerUuidOf(targetWorker), me),
+          resolve(3, myId, targetControlUuid(targetTransport), me),
           true);
-      s.send(ControlMessage.AM_RESOLVE, resolve(4, myId, t.workerUuid(), me), false);
+      s.send(ControlMessage.AM_RESOLVE, resolve(4, myId, t.controlWorkerUuid(), me), false);
       refused += 3;
       // an honest RESOLVE (of a key nobody published: answered "not found"), then this worker under
       // another instance id
-      s.send(ControlMessage.AM_RESOLVE, resolve(5, myId, t.workerUuid(), me), true);
-      s.send(ControlMessage.AM_RESOLVE, resolve(6, myId + 2, t.workerUuid(), me), true);
+      s.send(ControlMessage.AM_RESOLVE, resolve(5, myId, t.controlWorkerUuid(), me), true);
+      s.send(ControlMessage.AM_RESOLVE, resolve(6, myId + 2, t.controlWorkerUuid(), me), true);
       refused++;
       s.send(
           ControlMessage.AM_RELEASE,
@@ -113,6 +113,15 @@ public final class HostileControlProcess {
 
   private static byte[] resolve(long requestId, long id, long worker, ProcessIdentity me) {
     return new ControlMessage.Resolve(requestId, 0x5eed, id, 0, worker, id ^ worker, me).encode();
+  }
+
+  /**
+   * The UUID of the target's worker that takes control messages: its control worker's when it has
+   * one (this process has one too: same transport list), else its data worker's.
+   */
+  private static long targetControlUuid(byte[] transportAddress) {
+    UcxAddress a = UcxAddress.read(transportAddress);
+    return UcxTransport.workerUuidOf(a.control() != null ? a.control() : a.data());
   }
 
   /** A RESOLVE as it was before the reply endpoint: the worker address travelled in it. */

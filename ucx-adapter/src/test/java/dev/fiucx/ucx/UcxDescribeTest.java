@@ -2,6 +2,7 @@ package dev.fiucx.ucx;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Map;
@@ -27,11 +28,23 @@ class UcxDescribeTest {
       assertEquals(expectedAtomicMode(), d.get("ucx.atomic_mode"));
       assertEquals("single", d.get("ucx.thread_mode"));
       assertEquals("off", d.get("ucx.peer_failure_detection"));
-      assertEquals(Integer.toString(pair.a.address().length), d.get("ucx.worker.address_bytes"));
+      assertEquals(Integer.toString(pair.a.address().length), d.get("ucx.address_bytes"));
+      UcxAddress both = UcxAddress.read(pair.a.address());
+      assertEquals(Integer.toString(both.data().length), d.get("ucx.worker.address_bytes"));
       String lanes = d.get("ucx.peer.0.lanes");
       assertTrue(lanes.contains("sysv/memory") || lanes.contains("posix/memory"), lanes);
       assertTrue(lanes.contains("amo#"), "an atomic lane: " + lanes);
       assertFalse(lanes.contains("tcp"), lanes);
+      // the control channel: a tcp worker of its own, the data worker without tcp
+      String worker = d.get("ucx.control_worker");
+      assertTrue(
+          worker.startsWith(
+              "UCX context of its own (UCX_TLS=tcp), " + both.control().length + " address bytes"),
+          worker);
+      assertTrue(d.get("ucx.control_endpoint").startsWith("per peer, on the control worker"));
+      String control = d.get("ucx.peer.0.control_lanes");
+      assertTrue(control.contains("tcp/") && !control.contains("memory"), control);
+      assertFalse(UcpNative.workerInfo(pair.a.dataWorkerHandle()).contains("tcp/"));
     }
   }
 
@@ -41,6 +54,9 @@ class UcxDescribeTest {
       Map<String, String> d = pair.a.describe();
       assertEquals("tcp", d.get("ucx.tls"));
       assertEquals("on", d.get("ucx.peer_failure_detection"));
+      assertEquals("the data endpoint", d.get("ucx.control_endpoint"));
+      assertTrue(d.get("ucx.control_worker").startsWith("none (no shared memory"));
+      assertNull(d.get("ucx.peer.0.control_lanes"));
       String lanes = d.get("ucx.peer.0.lanes");
       assertTrue(lanes.startsWith("lane[0]: "), lanes);
       assertTrue(lanes.contains("tcp/"), lanes);

@@ -17,7 +17,7 @@ class UcxErrorsTest {
     try (TransportPair pair = TransportPair.of("tcp");
         Arena arena = Arena.ofShared()) {
       assertEquals("none", pair.b.describe().get("ucx.errors"));
-      UcpEndpoint raw = pair.a.openEndpoint(pair.b.address(), (status, text) -> {});
+      UcpEndpoint raw = pair.a.openControlEndpoint(pair.b.address(), (status, text) -> {});
       MemorySegment garbage = arena.allocate(3);
       garbage.set(JAVA_BYTE, 0, (byte) 0x7f);
       raw.sendAmNonBlocking(

@@ -24,16 +24,16 @@ class UcxOptionsTest {
   }
 
   @Test
-  void theControlChannelIsSplitOffOnlyWhereSharedMemoryHasTcpBesideIt() {
+  void theControlChannelGetsAWorkerOfItsOwnWhereverSharedMemoryMayBeUsed() {
     UcxOptions o = UcxOptions.defaults();
-    assertTrue(o.withTransports("sm,self,tcp").splitControl(null));
-    assertTrue(o.withTransports("posix,self,tcp").splitControl(null));
-    assertTrue(o.splitControl("sm,self,tcp"), "from UCX_TLS");
-    assertFalse(o.withTransports("shm").splitControl(null), "opt-in: its progress costs more");
-    assertFalse(o.withTransports("tcp").splitControl(null), "every endpoint fails by itself");
-    assertFalse(o.withTransports("^tcp").splitControl(null));
-    assertFalse(o.splitControl(null), "UCX's default: tcp not named");
-    assertFalse(o.withTransports("sm,self,tcp").withPeerFailureDetection(true).splitControl(null));
+    assertTrue(o.withTransports("shm").controlWorker(null));
+    assertTrue(o.withTransports("sm,self,tcp").controlWorker(null));
+    assertTrue(o.withTransports("posix,self").controlWorker(null));
+    assertTrue(o.controlWorker("sm,self"), "from UCX_TLS");
+    assertTrue(o.controlWorker(null), "UCX's default: all, shared memory included");
+    assertTrue(o.withTransports("^tcp").controlWorker(null));
+    assertFalse(o.withTransports("tcp").controlWorker(null), "every endpoint fails by itself");
+    assertFalse(o.withTransports("shm").withPeerFailureDetection(true).controlWorker(null));
   }
 
   @Test

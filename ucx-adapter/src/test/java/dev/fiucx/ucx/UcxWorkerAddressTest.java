@@ -28,18 +28,42 @@ class UcxWorkerAddressTest {
         new UcxTransport((token, status) -> {}, UcxOptions.defaults().withTransports(transports))) {
       byte[] real = t.address();
       assertNull(UcxWorkerAddress.problem(real));
+      UcxAddress both = UcxAddress.read(real);
+      assertEquals(!transports.equals("tcp"), both.control() != null, "a control worker");
       for (int n = 0; n < real.length; n++) {
         assertNotNull(UcxWorkerAddress.problem(Arrays.copyOf(real, n)), "cut to " + n);
       }
-      byte[] version8 = real.clone();
+      assertNotNull(UcxWorkerAddress.problem(Arrays.copyOf(real, real.length + 1)), "lengthened");
+      byte[] data = both.data();
+      for (int n = 0; n < data.length; n++) {
+        assertNotNull(UcxWorkerAddress.workerProblem(Arrays.copyOf(data, n)), "cut to " + n);
+      }
+      // a version UCX 1.13 asserts on, in either worker address: refused before UCX sees it
+      byte[] version8 = data.clone();
       version8[0] = (byte) ((version8[0] & 0xf0) | 8);
-      assertTrue(UcxWorkerAddress.problem(version8).startsWith("version 8"));
-      FiException refused = assertThrows(FiException.class, () -> t.connect(version8));
+      assertTrue(UcxWorkerAddress.workerProblem(version8).startsWith("version 8"));
+      byte[] badData = new UcxAddress(version8, both.control()).encode();
+      assertTrue(UcxWorkerAddress.problem(badData).startsWith("data worker: version 8"));
+      FiException refused = assertThrows(FiException.class, () -> t.connect(badData));
       assertEquals(FiErrno.EINVAL, refused.errno());
+      if (both.control() != null) {
+        byte[] control8 = both.control().clone();
+        control8[0] = (byte) ((control8[0] & 0xf0) | 8);
+        byte[] badControl = new UcxAddress(data, control8).encode();
+        assertTrue(UcxWorkerAddress.problem(badControl).startsWith("control worker: version 8"));
+        assertEquals(
+            FiErrno.EINVAL, assertThrows(FiException.class, () -> t.connect(badControl)).errno());
+        for (int n = 1; n < both.control().length; n++) {
+          byte[] cut = new UcxAddress(data, Arrays.copyOf(both.control(), n)).encode();
+          assertNotNull(UcxWorkerAddress.problem(cut), "control cut to " + n);
+        }
+      }
+      // a raw worker address (no framing) is refused too
+      assertTrue(UcxWorkerAddress.problem(data).startsWith("framing: "));
       // an address with no transport at all is UCX's to refuse ("unreachable"), not a crash
-      byte[] none = Arrays.copyOf(real, 1 + 8 + 1);
+      byte[] none = Arrays.copyOf(data, 1 + 8 + 1);
       none[9] = (byte) 0xff;
-      assertNull(UcxWorkerAddress.problem(none));
+      assertNull(UcxWorkerAddress.workerProblem(none));
     }
   }
 
@@ -53,7 +77,7 @@ class UcxWorkerAddressTest {
     a[1] = 2;
     a[10] = 0x7f;
     a[11] = (byte) md;
-    assertEquals("md index " + md, UcxWorkerAddress.problem(a));
+    assertEquals("md index " + md, UcxWorkerAddress.workerProblem(a));
   }
 
   /**
@@ -78,9 +102,9 @@ class UcxWorkerAddressTest {
         java.nio.ByteBuffer.allocate(attributes + 16 + 1).order(java.nio.ByteOrder.LITTLE_ENDIAN);
     b.put((byte) 0).putLong(7).put((byte) 0).put((byte) 0x80).putShort((short) 0x1234);
     b.putFloat(1e-7f).putFloat(1e9f).putFloat(1e-7f).putInt(0).put((byte) 0x80);
-    assertNull(UcxWorkerAddress.problem(b.array()), "a readable interface");
+    assertNull(UcxWorkerAddress.workerProblem(b.array()), "a readable interface");
     b.putFloat(attributes + offset, value);
-    assertEquals(problem, UcxWorkerAddress.problem(b.array()));
+    assertEquals(problem, UcxWorkerAddress.workerProblem(b.array()));
   }
 
   @Test
@@ -90,7 +114,7 @@ class UcxWorkerAddressTest {
         java.nio.ByteBuffer.allocate(attributes + 16 + 1).order(java.nio.ByteOrder.LITTLE_ENDIAN);
     b.put((byte) 0).putLong(7).put((byte) 0).put((byte) 0x80).putShort((short) 0x1234);
     b.putFloat(1e-7f).putFloat(-1e9f).putFloat(1e-7f).putInt(0).put((byte) 0x80);
-    assertNull(UcxWorkerAddress.problem(b.array()));
+    assertNull(UcxWorkerAddress.workerProblem(b.array()));
   }
 
   @ParameterizedTest
@@ -107,9 +131,9 @@ class UcxWorkerAddressTest {
     a[attributes + 1] = 0x27;
     a[attributes + 2] = 0x11;
     a[attributes + 8] = (byte) 0x80;
-    assertNull(UcxWorkerAddress.problem(a), "a readable interface");
+    assertNull(UcxWorkerAddress.workerProblem(a), "a readable interface");
     a[attributes + field] = 0x1f;
-    assertEquals("an 8-bit float of NaN or infinity", UcxWorkerAddress.problem(a));
+    assertEquals("an 8-bit float of NaN or infinity", UcxWorkerAddress.workerProblem(a));
   }
 
   @ParameterizedTest
@@ -121,6 +145,6 @@ class UcxWorkerAddressTest {
       a[9 + 2 * i] = (byte) 0x80;
       a[10 + 2 * i] = (byte) (i == devices - 1 ? 0x80 : 0);
     }
-    assertEquals("more than 128 devices", UcxWorkerAddress.problem(a));
+    assertEquals("more than 128 devices", UcxWorkerAddress.workerProblem(a));
   }
 }

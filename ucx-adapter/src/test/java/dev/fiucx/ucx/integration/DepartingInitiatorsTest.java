@@ -25,7 +25,8 @@ import org.junit.jupiter.api.Test;
 /**
  * A long-lived shared-memory target lets go of what it held for initiators that came and went: the
  * initiator's RELEASE tells it, and for an initiator that was killed, the target's look at the
- * initiator's process (learnt from its RESOLVE), or UCX where the control channel is on tcp.
+ * initiator's process (learnt from its RESOLVE), or UCX, whose control worker's endpoints (tcp)
+ * have peer-failure handling.
  */
 @RequiresProvider("ucx")
 class DepartingInitiatorsTest {
@@ -36,26 +37,23 @@ class DepartingInitiatorsTest {
    * What the target's native memory outside its JVM may grow by per initiator after the warm-up:
    * nothing is held per departed initiator, and this is the noise of a native heap over a minute
    * (looks spread over about +-3 MB even trimmed, with a rare 9 MB one: the medians of five looks
-   * at each end are compared). Over "shm" alone (sm,self) UCX keeps an endpoint per departed
-   * initiator, with its mapping of the initiator's FIFO: 16-20 KiB each measured this way (23-40
-   * KiB in plain RSS, which the JIT's arenas make noisy). What freed it: the control channel on an
-   * endpoint of its own with peer-failure handling (tcp), which the target may close by force
-   * ({@code UcxOptions.splitControl}).
+   * at each end are compared). With the control channel on the data worker (sm,self, as "shm" was
+   * before the control worker) UCX keeps an endpoint per departed initiator, with its mapping of
+   * the initiator's FIFO: 16-20 KiB each measured this way (23-40 KiB in plain RSS, which the JIT's
+   * arenas make noisy). What freed it: the control channel on a UCX worker of its own, on tcp with
+   * peer-failure handling, whose endpoints the target may close by force ({@code ControlWorker}).
    */
   private static final long OUTSIDE_JVM_BOUND_KIB_PER_INITIATOR = 6;
 
-  /**
-   * Shared memory with the control channel on tcp ({@code UcxOptions.splitControl}; opt-in: "shm"
-   * alone keeps one endpoint per departed initiator, see the bound above).
-   */
-  private static final String SPLIT = "sm,self,tcp";
+  /** The default shared-memory list: data on sm,self, control on a tcp worker of its own. */
+  private static final String SHM = "shm";
 
   /** How often (in initiators) the target's memory is looked at after the warm-up. */
   private static final int LOOK_EVERY = 50;
 
   @Test
   void aSharedMemoryTargetHoldsNothingForInitiatorsThatClosed() throws Exception {
-    try (ServingTarget target = ServingTarget.startTracked(SPLIT, false, 64);
+    try (ServingTarget target = ServingTarget.startTracked(SHM, false, 64);
         Arena arena = Arena.ofConfined()) {
       MemorySegment one = arena.allocate(8, 8);
       one.set(ValueLayout.JAVA_LONG, 0, 1);
@@ -76,7 +74,7 @@ class DepartingInitiatorsTest {
           break;
         }
         // a domain of its own: its own UCX worker and instance, as a new initiator process has
-        try (Initiator ini = new Initiator("ucx", Initiator.manual(SPLIT))) {
+        try (Initiator ini = new Initiator("ucx", Initiator.manual(SHM))) {
           long peer = ini.av.insert(target.address);
           assertEquals(
               0,
@@ -125,7 +123,7 @@ class DepartingInitiatorsTest {
           files,
           target.fact("ucx.initiator_claims"));
       // exact: a departed initiator's endpoint kept by UCX held 3 mappings of its FIFO, and a
-      // split control endpoint kept would hold its tcp socket
+      // control endpoint kept would hold its tcp socket
       assertEquals(0, mappings, "UCX shared-memory mappings left for departed initiators");
       assertEquals(0, files, "files (sockets) left open for departed initiators");
       assertTrue(
@@ -141,7 +139,7 @@ class DepartingInitiatorsTest {
 
   /**
    * The data endpoint is on shared memory only (its atomics on sysv/posix, nothing on tcp: the data
-   * path is what it was), the control endpoint on tcp.
+   * path is what it was), the control endpoint on tcp (the control worker's).
    */
   private static void assertLanesSplit(java.util.Map<String, String> facts) {
     String data = null;
