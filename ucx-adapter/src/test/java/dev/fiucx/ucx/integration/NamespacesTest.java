@@ -33,10 +33,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Two hosts (network namespaces joined by veth): the initiator in one, the target in the other;
- * over tcp, and over shared memory with the control channel on tcp over the veth link. (Shared
- * memory across network namespaces with no tcp between them does not work, before the control
- * channel was split off or after: a RESOLVE on the shared-memory endpoint is never answered; not
- * investigated.) And a target in a pid namespace of its own.
+ * over tcp, and over shared memory ("shm") with the control channel on the control worker's tcp
+ * over the veth link. (Shared memory across network namespaces with no tcp between them does not
+ * work, with or without a control worker: a RESOLVE on the shared-memory endpoint is never
+ * answered; not investigated.) And a target in a pid namespace of its own.
  */
 @RequiresProvider("ucx")
 class NamespacesTest {
@@ -127,15 +127,15 @@ class NamespacesTest {
 
   /**
    * Shared memory crosses network namespaces (UCX checks the IPC namespace only); the control
-   * endpoint, on tcp, crosses them where a link joins them (the veth pair), and the target, which
-   * claimed an endpoint with peer-failure handling, lets go of the initiator once it has left.
+   * endpoint, on the control worker's tcp, crosses them where a link joins them (the veth pair),
+   * and the target, which claimed an endpoint with peer-failure handling, lets go of the initiator
+   * once it has left.
    */
   @Test
   void sharedMemoryCrossesNamespacesAndControlGoesOverTheLinkBetweenThem() throws Exception {
     assumeTrue(NetworkNamespaces.available(), "needs root and iproute2 to create namespaces");
     try (NetworkNamespaces hosts = new NetworkNamespaces();
-        RemoteTarget target =
-            new RemoteTarget("ucx", "sm,self,tcp", 64, false, false, hosts.prefix(1))) {
+        RemoteTarget target = new RemoteTarget("ucx", "shm", 64, false, false, hosts.prefix(1))) {
       fetchFrom(target, hosts.prefix(0), 1000);
       assertEquals("0", awaitServed(target, "0"));
       assertEquals("0", target.fact("ucx.initiator_endpoints"));
@@ -149,7 +149,7 @@ class NamespacesTest {
             prefix,
             FetchAddProcess.class,
             "ucx",
-            "sm,self,tcp",
+            "shm",
             HexFormat.of().formatHex(target.address()),
             Long.toString(target.key()),
             Integer.toString(n),
