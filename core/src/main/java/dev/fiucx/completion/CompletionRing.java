@@ -475,10 +475,10 @@ public final class CompletionRing implements CompletionQueue {
    * eight initiators that spun through every wait starved the target and the lock holders they
    * waited for: a tcp round trip took milliseconds.
    */
-  static final long SPIN_BEFORE_AWAIT_NANOS = 30_000;
+  public static final long SPIN_BEFORE_AWAIT_NANOS = 30_000;
 
   /** The longest sleep at a time: a transport that misses a wake-up costs at most this. */
-  static final long MAX_AWAIT_NANOS = 1_000_000;
+  public static final long MAX_AWAIT_NANOS = 1_000_000;
 
   /** Sleeps in the transport under the guard that serializes progress; spins where it cannot. */
   private void await(long nanos) {

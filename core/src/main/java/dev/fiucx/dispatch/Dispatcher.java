@@ -204,6 +204,23 @@ public final class Dispatcher {
       int slot) {
     boolean fetches = cell.family() != AtomicFamily.BASE;
     if (cell.mechanism() == Mechanism.REMOTE_LOCK) {
+      MemorySegment mapping = peer.mapped(region);
+      MemorySegment lockMapping = mapping == null ? null : peer.mapped(locks);
+      if (lockMapping != null && remoteLock.nothingInFlight()) {
+        int rc =
+            remoteLock.runMapped(
+                cell,
+                region,
+                mapping,
+                offset,
+                lockMapping,
+                operand,
+                cell.family() == AtomicFamily.COMPARE ? compare : null,
+                fetches ? result : null);
+        if (rc != RemoteLock.CONTENDED) {
+          return rc;
+        }
+      }
       if (!remoteLock.reserve(1)) {
         return -FiErrno.EAGAIN;
       }
@@ -222,18 +239,22 @@ public final class Dispatcher {
     }
     int size = cell.size();
     long value = cell.op() == FiOp.ATOMIC_READ ? 0 : ElementSemantics.load(operand, 0, size);
+    long expected =
+        cell.family() == AtomicFamily.COMPARE ? ElementSemantics.load(compare, 0, size) : 0;
+    MemorySegment mapping = peer.mapped(region);
+    if (mapping != null && casLoop.nothingInFlight()) {
+      int rc =
+          casLoop.runMapped(
+              cell, region, mapping, offset, value, expected, fetches ? result : null);
+      if (rc != CasLoop.CONTENDED) {
+        return rc;
+      }
+    }
     if (!casLoop.reserve(1)) {
       return -FiErrno.EAGAIN;
     }
     return casLoop.start(
-        cell,
-        peer,
-        region,
-        offset,
-        value,
-        cell.family() == AtomicFamily.COMPARE ? ElementSemantics.load(compare, 0, size) : 0,
-        fetches ? result.address() : 0,
-        slot);
+        cell, peer, region, offset, value, expected, fetches ? result.address() : 0, slot);
   }
 
   /**

@@ -12,6 +12,7 @@ import dev.fiucx.spi.RemoteRegion;
 import dev.fiucx.spi.TransportPeer;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
@@ -60,6 +61,15 @@ public final class CasLoop {
    * is posted again at the next drain. A swap refused the same way retries as {@link #RETRY}.
    */
   private static final int READ_AGAIN = 4;
+
+  /**
+   * What {@link #runMapped} returns when its swaps lost {@link #INLINE_TRIES} times in a row: the
+   * caller starts the element the ordinary way, from a fresh read.
+   */
+  public static final int CONTENDED = 2;
+
+  private static final VarHandle LONG = JAVA_LONG.varHandle();
+  private static final VarHandle INT = JAVA_INT.varHandle();
 
   /** Failed swaps in a row that retry in place (with a spin) before waiting for progress. */
   private static final int INLINE_TRIES = 8;
@@ -219,6 +229,82 @@ public final class CasLoop {
     attempts[e] = 0;
     failures[e] = 0;
     return read(e, false);
+  }
+
+  /**
+   * Whether no element is in flight: then an element may run on a mapping in place ({@link
+   * #runMapped}) without overtaking one of this endpoint's that started before it.
+   */
+  public boolean nothingInFlight() {
+    return available.getPlain() == mask + 1;
+  }
+
+  /**
+   * One element of a one-element call on a region the transport mapped into this process ({@link
+   * TransportPeer#mapped}), carried out here and now: the read is a volatile load and each swap a
+   * compare-and-exchange on the mapping, the transport's own atomics there, so none of the state
+   * machine's bookkeeping is needed (the same steps as {@link #start}, on a transport whose every
+   * step completes in the call).
+   *
+   * @param offset the element's byte offset in {@code region} (checked: in range, aligned)
+   * @param result where the element's old value goes (fetch and compare families), or null
+   * @return {@link TransportPeer#DONE}, a negative {@code fi_errno} (nothing changed), or {@link
+   *     #CONTENDED}
+   */
+  public int runMapped(
+      AtomicCell cell,
+      RemoteRegion region,
+      MemorySegment mapping,
+      long offset,
+      long operand,
+      long compare,
+      MemorySegment result) {
+    int size = cell.size();
+    boolean wide = WordLane.wordSize(size) == 8;
+    long wordOffset = WordLane.wordOffset(offset, size);
+    int shift = WordLane.shift(offset, size);
+    long elementMask = WordLane.mask(size);
+    long word =
+        wide
+            ? (long) LONG.getVolatile(mapping, wordOffset)
+            : (int) INT.getVolatile(mapping, wordOffset) & 0xFFFF_FFFFL;
+    int attempts = 0;
+    int failures = 0;
+    while (true) {
+      long old = WordLane.extract(word, shift, elementMask);
+      long next = ScalarSemantics.compute(cell.op(), cell.datatype(), old, operand, compare);
+      if (next == old) {
+        return finishMapped(cell, result, old, attempts, failures, true);
+      }
+      if (region.revoked()) {
+        return -FiErrno.EKEYREJECTED; // as in swap(): the target is releasing the memory
+      }
+      attempts++;
+      long swap = WordLane.splice(word, shift, elementMask, next);
+      long seen =
+          wide
+              ? (long) LONG.compareAndExchange(mapping, wordOffset, word, swap)
+              : (int) INT.compareAndExchange(mapping, wordOffset, (int) word, (int) swap)
+                  & 0xFFFF_FFFFL;
+      if (seen == word) {
+        return finishMapped(cell, result, old, attempts, failures, false);
+      }
+      if (++failures == INLINE_TRIES) {
+        counters.steps(attempts, failures); // the element itself is counted where it ends
+        return CONTENDED;
+      }
+      word = seen;
+      Backoff.pause(failures);
+    }
+  }
+
+  private int finishMapped(
+      AtomicCell cell, MemorySegment result, long old, int attempts, int failures, boolean skip) {
+    if (result != null) {
+      ElementSemantics.store(result, 0, cell.size(), old);
+    }
+    counters.element(attempts, failures, skip);
+    return TransportPeer.DONE;
   }
 
   /** Posts the element's read of its word; then swaps from what it read. */

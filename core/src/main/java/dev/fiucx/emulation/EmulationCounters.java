@@ -213,6 +213,17 @@ public final class EmulationCounters implements EmulationCounts {
   }
 
   /** One finished element: a few adds, once per element rather than once per step. */
+  /** Swaps tried and lost by an element that then goes on elsewhere (and is counted there). */
+  void steps(int attempts, int retries) {
+    if (!concurrent) {
+      plainCasAttempts += attempts;
+      plainCasRetries += retries;
+      return;
+    }
+    casAttempts.add(attempts);
+    casRetries.add(retries);
+  }
+
   void element(int attempts, int retries, boolean skipped) {
     if (!concurrent) {
       plainCasElements++;

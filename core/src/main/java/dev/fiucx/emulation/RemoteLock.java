@@ -12,6 +12,7 @@ import dev.fiucx.spi.RemoteRegion;
 import dev.fiucx.spi.TransportPeer;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
@@ -119,6 +120,8 @@ public final class RemoteLock {
   @SuppressWarnings("restricted")
   private static final MemorySegment ALL = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
 
+  private static final VarHandle LONG = JAVA_LONG.varHandle();
+
   private final int mask;
   private final long tokenBase;
   private final int owner;
@@ -132,6 +135,10 @@ public final class RemoteLock {
   private final CasLoop.ElementCompletions completions;
   private final MemorySegment scratch;
   private final long scratchBase;
+
+  /** Where in {@link #scratch} {@link #runMapped} keeps its element's old and new bytes. */
+  private final long inlineBase;
+
   private final ReadyStack ready;
   private final AtomicIntegerArray phases;
   private final AtomicInteger available;
@@ -242,8 +249,9 @@ public final class RemoteLock {
     this.maxPauseNanos = Math.min(MAX_PAUSE_NANOS, turnTimeoutNanos / 4);
     this.counters = counters;
     this.completions = completions;
-    this.scratch = arena.allocate(n * STRIDE, 16);
+    this.scratch = arena.allocate((n + 1) * STRIDE, 16); // the last stride: runMapped's
     this.scratchBase = scratch.address();
+    this.inlineBase = n * STRIDE;
     this.ready = new ReadyStack(n);
     this.phases = new AtomicIntegerArray(n);
     this.available = new AtomicInteger(n);
@@ -270,8 +278,8 @@ public final class RemoteLock {
     waited = new boolean[n];
     restarting = new boolean[n];
     againOf = new int[n];
-    elementScratch = new ElementScratch[n];
-    for (int i = 0; i < n; i++) {
+    elementScratch = new ElementScratch[n + 1]; // the last: runMapped's
+    for (int i = 0; i <= n; i++) {
       elementScratch[i] = new ElementScratch();
     }
   }
@@ -352,6 +360,105 @@ public final class RemoteLock {
     waited[e] = false;
     restarting[e] = false;
     return acquire(e, false);
+  }
+
+  /**
+   * What {@link #runMapped} returns when the element's stripe was not free: the caller starts the
+   * element the ordinary way (a ticket, and its turn).
+   */
+  public static final int CONTENDED = 2;
+
+  /**
+   * Whether no element is in flight: then an element may run on mappings in place ({@link
+   * #runMapped}) without overtaking one of this endpoint's that started before it.
+   */
+  public boolean nothingInFlight() {
+    return available.getPlain() == mask + 1;
+  }
+
+  /**
+   * One element of a one-element call whose region and lock region the transport mapped into this
+   * process ({@link TransportPeer#mapped}), when its stripe is free: the steps of {@link #start}'s
+   * uncontended case (a compare-and-swap that takes the free word, a copy out, the compute, a copy
+   * back, a compare-and-swap that releases) as this CPU's loads, stores and compare-and-exchanges
+   * on the mappings, the transport's own atomics there. The element holds its stripe for this call
+   * only, some tens of nanoseconds, so like an element of {@link #start} whose steps all completed
+   * in the call it reads no clock.
+   *
+   * @param offset the element's byte offset in {@code region} (checked: in range, aligned)
+   * @param operand the operand's bytes at offset 0 (ignored by ATOMIC_READ)
+   * @param compare the compare value's bytes at offset 0 (compare family), or null
+   * @param result where the element's old value goes (fetch and compare families), or null
+   * @return {@link TransportPeer#DONE}, a negative {@code fi_errno} (the target unchanged), or
+   *     {@link #CONTENDED} (nothing done)
+   */
+  public int runMapped(
+      AtomicCell cell,
+      RemoteRegion region,
+      MemorySegment mapping,
+      long offset,
+      MemorySegment lockMapping,
+      MemorySegment operand,
+      MemorySegment compare,
+      MemorySegment result) {
+    int stripe = LockWords.stripe(region.base() + offset);
+    long at = LockWords.offset(stripe);
+    long from = lastSeen[stripe];
+    if (!LockWords.isFree(from)) {
+      from = (long) LONG.getVolatile(lockMapping, at);
+    }
+    long held;
+    while (true) {
+      if (!LockWords.isFree(from)) {
+        lastSeen[stripe] = from;
+        return CONTENDED;
+      }
+      held = LockWords.taken(from, owner);
+      long seen = (long) LONG.compareAndExchange(lockMapping, at, from, held);
+      if (seen == from) {
+        break;
+      }
+      from = seen; // another free generation: take it at once, as take() does; else queue up
+    }
+    counters.lockAcquired();
+    int size = cell.size();
+    ElementScratch registers = elementScratch[mask + 1];
+    // the two element buffers past the last element's stride in scratch
+    long old = inlineBase;
+    long next = inlineBase + 32;
+    ElementSemantics.copy(mapping, offset, scratch, old, size);
+    int status = 0;
+    if (cell.op() != FiOp.ATOMIC_READ) {
+      ElementSemantics.copy(scratch, old, scratch, next, size);
+      ElementSemantics.apply(
+          cell.op(), cell.datatype(), scratch, next, operand, 0, compare, 0, null, 0, registers);
+      if (ElementSemantics.sameBytes(scratch, old, scratch, next, size)) {
+        counters.lockPutSkipped();
+      } else if (region.revoked()) {
+        status = -FiErrno.EKEYREJECTED;
+      } else {
+        ElementSemantics.copy(scratch, next, mapping, offset, size);
+      }
+    }
+    // the release's compare-and-exchange orders the copy back before it, as a put's completion does
+    while (true) {
+      long released = LockWords.released(held);
+      long seen = (long) LONG.compareAndExchange(lockMapping, at, held, released);
+      if (seen == held) {
+        lastSeen[stripe] = released;
+        break;
+      }
+      if (LockWords.head(seen) != LockWords.head(held)) {
+        counters.lockLost(); // taken while held: only by a holder's reclaim after a lease
+        break;
+      }
+      held = seen; // tickets were taken meanwhile: still inside, give back from this word
+    }
+    if (status == 0 && result != null) {
+      ElementSemantics.copy(scratch, old, result, 0, size);
+    }
+    counters.lockElement(false, 0);
+    return status == 0 ? TransportPeer.DONE : status;
   }
 
   /**

@@ -1115,12 +1115,19 @@ final class EngineEndpoint implements Endpoint {
 
   /** FI_FENCE: the fenced operation starts once every earlier one has completed. */
   private int awaitEarlierOperations() {
-    long deadline = System.nanoTime() + FENCE_TIMEOUT_NANOS;
+    long start = System.nanoTime();
+    long deadline = start + FENCE_TIMEOUT_NANOS;
     while (pending.inFlight() > 0) {
-      if (System.nanoTime() - deadline > 0) {
+      long now = System.nanoTime();
+      if (now - deadline > 0) {
         return -FiErrno.ETIMEDOUT;
       }
-      if (progress.progress() == 0) {
+      if (progress.progress() != 0) {
+        continue;
+      }
+      // as sread: spin through a quick round trip, then give the core away until an event comes
+      if (now - start < CompletionRing.SPIN_BEFORE_AWAIT_NANOS
+          || !progress.await(Math.min(CompletionRing.MAX_AWAIT_NANOS, deadline - now))) {
         Thread.onSpinWait();
       }
     }

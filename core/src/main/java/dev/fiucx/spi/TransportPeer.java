@@ -1,5 +1,7 @@
 package dev.fiucx.spi;
 
+import java.lang.foreign.MemorySegment;
+
 /**
  * One connected peer: resolves the peer's keys and posts one-element atomics to its memory. Posting
  * returns {@link #DONE} when the operation completed at once (its result is in place), {@link
@@ -63,6 +65,16 @@ public interface TransportPeer extends AutoCloseable {
    * remote lock writes an element back with it before releasing the lock.
    */
   int postPut(RemoteRegion remote, long offset, int length, long localAddress, long token);
+
+  /**
+   * The bytes of {@code remote} mapped into this process, on which this CPU's loads and
+   * compare-and-swaps are atomic with every operation this transport posts there (by anyone), so an
+   * emulation engine may run an element on them in place; null when the region is not mapped, or
+   * the connection failed (nothing may touch the peer's memory then). Allocation-free.
+   */
+  default MemorySegment mapped(RemoteRegion remote) {
+    return null;
+  }
 
   /** Whether the connection failed (peer died or unreachable); posts then fail with an errno. */
   boolean failed();

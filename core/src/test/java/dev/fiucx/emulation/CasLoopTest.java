@@ -228,6 +228,71 @@ class CasLoopTest {
     assertEquals(List.of("R0"), peer.log);
   }
 
+  // runMapped: the element in place on a mapping (memory stands for the peer's mapped region)
+
+  @Test
+  void onAMappingAByteIsSwappedInItsLaneAndTheOtherLanesStay() {
+    memory.set(JAVA_INT, 0, 0x44332211);
+    AtomicCell max = cell(AtomicFamily.FETCH, FiOp.MAX, FiDatatype.INT8);
+    for (int lane = 0; lane < 4; lane++) {
+      MemorySegment result = results.asSlice(lane, 1);
+      assertEquals(TransportPeer.DONE, loop.runMapped(max, region, memory, lane, 0x30, 0, result));
+    }
+    assertEquals(0x44333030, memory.get(JAVA_INT, 0), "0x11 and 0x22 below 0x30, 0x33 0x44 above");
+    assertEquals(0x44332211, results.get(JAVA_INT, 0), "each lane fetched its own old byte");
+    assertEquals(List.of(), peer.log, "nothing went through the transport");
+    assertEquals(4, counters.casElements());
+    assertEquals(2, counters.casAttempts());
+    assertEquals(2, counters.swapsSkipped());
+    assertTrue(loop.nothingInFlight());
+  }
+
+  @Test
+  void onAMappingAShortInTheUpperHalfUsesTheWordAtFour() {
+    memory.set(JAVA_LONG, 0, 0x8877665544332211L);
+    AtomicCell cswapGt = cell(AtomicFamily.COMPARE, FiOp.CSWAP_GT, FiDatatype.INT16);
+    // CSWAP_GT: swaps when compare > target; 0x7000 > -30601
+    assertEquals(
+        TransportPeer.DONE,
+        loop.runMapped(cswapGt, region, memory, 6, 0x1234, 0x7000, results.asSlice(0, 2)));
+    assertEquals(0x1234665544332211L, memory.get(JAVA_LONG, 0));
+    assertEquals((short) 0x8877, results.get(JAVA_SHORT, 0));
+  }
+
+  @Test
+  void onAMappingABaseCallWritesNoResult() {
+    memory.set(JAVA_LONG, 8, 6);
+    results.set(JAVA_LONG, 0, 0x5A5A);
+    AtomicCell prod = cell(AtomicFamily.BASE, FiOp.PROD, FiDatatype.UINT64);
+    assertEquals(TransportPeer.DONE, loop.runMapped(prod, region, memory, 8, 7, 0, null));
+    assertEquals(42, memory.get(JAVA_LONG, 8));
+    assertEquals(0x5A5A, results.get(JAVA_LONG, 0));
+  }
+
+  @Test
+  void onAMappingARevokedRegionIsRefusedAndNothingChanges() {
+    memory.set(JAVA_LONG, 0, 10);
+    results.set(JAVA_LONG, 0, 0x5A5A);
+    region.revoked = true;
+    AtomicCell sum = cell(AtomicFamily.FETCH, FiOp.PROD, FiDatatype.INT64);
+    assertEquals(
+        -FiErrno.EKEYREJECTED, loop.runMapped(sum, region, memory, 0, 3, 0, results.asSlice(0, 8)));
+    assertEquals(10, memory.get(JAVA_LONG, 0));
+    assertEquals(0x5A5A, results.get(JAVA_LONG, 0));
+    assertEquals(0, counters.casElements());
+  }
+
+  @Test
+  void nothingIsInFlightOnlyWhileNoElementIsStarted() {
+    assertTrue(loop.nothingInFlight());
+    peer.pending = true;
+    AtomicCell min = cell(AtomicFamily.FETCH, FiOp.MIN, FiDatatype.INT64);
+    assertEquals(TransportPeer.PENDING, start(min, 0, 1, 0, 0));
+    assertFalse(loop.nothingInFlight(), "a pending element must not be overtaken in place");
+    settle();
+    assertTrue(loop.nothingInFlight());
+  }
+
   @Test
   void roomIsReservedForAWholeCallOrNotAtAll() {
     loop = newLoop(4);

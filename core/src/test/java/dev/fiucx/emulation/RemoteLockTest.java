@@ -110,6 +110,78 @@ class RemoteLockTest {
     }
   }
 
+  // runMapped: the element in place on mappings (memory and lockWords stand for the peer's)
+
+  private int runMapped(AtomicCell cell, long offset) {
+    return lock.runMapped(
+        cell,
+        data,
+        memory,
+        offset,
+        lockWords,
+        operand,
+        null,
+        cell.family() == AtomicFamily.BASE ? null : result);
+  }
+
+  @Test
+  void onMappingsAFreeStripeIsTakenComputedAndReleasedInPlace() {
+    memory.set(JAVA_DOUBLE, 16, 1.5);
+    memory.set(JAVA_DOUBLE, 24, -2.0);
+    setStripeWord(16, LockWords.word(41, 41, 0)); // free, 41 tickets served
+    operand.set(JAVA_DOUBLE, 0, 1.0);
+    operand.set(JAVA_DOUBLE, 8, 0.25);
+    assertEquals(TransportPeer.DONE, runMapped(FETCH_SUM, 16));
+    assertEquals(2.5, memory.get(JAVA_DOUBLE, 16));
+    assertEquals(-1.75, memory.get(JAVA_DOUBLE, 24));
+    assertEquals(1.5, result.get(JAVA_DOUBLE, 0));
+    assertEquals(-2.0, result.get(JAVA_DOUBLE, 8));
+    assertEquals(LockWords.word(42, 42, 0), stripeWord(16), "one ticket taken and served");
+    assertEquals(List.of(), peer.log, "nothing went through the transport");
+    assertEquals(1, counters.lockElements());
+    assertEquals(1, counters.lockAcquisitions());
+    assertEquals(0, counters.lockWaits());
+    assertTrue(lock.nothingInFlight());
+  }
+
+  @Test
+  void onMappingsAHeldStripeIsLeftAloneForTheOrdinaryPath() {
+    memory.set(JAVA_DOUBLE, 16, 1.5);
+    long heldByOther = LockWords.word(3, 2, OTHER);
+    setStripeWord(16, heldByOther);
+    operand.set(JAVA_DOUBLE, 0, 1.0);
+    assertEquals(RemoteLock.CONTENDED, runMapped(FETCH_SUM, 16));
+    assertEquals(heldByOther, stripeWord(16), "no ticket taken");
+    assertEquals(1.5, memory.get(JAVA_DOUBLE, 16));
+    assertEquals(0, counters.lockElements());
+    assertEquals(0, counters.lockAcquisitions());
+  }
+
+  @Test
+  void onMappingsAnOpThatChangesNothingPutsNothing() {
+    memory.set(JAVA_DOUBLE, 16, 7.0);
+    memory.set(JAVA_DOUBLE, 24, 8.0);
+    operand.set(JAVA_DOUBLE, 0, 0.0);
+    operand.set(JAVA_DOUBLE, 8, 0.0);
+    assertEquals(TransportPeer.DONE, runMapped(FETCH_SUM, 16));
+    assertEquals(7.0, result.get(JAVA_DOUBLE, 0));
+    assertEquals(8.0, result.get(JAVA_DOUBLE, 8));
+    assertEquals(1, counters.putsSkipped());
+    assertEquals(LockWords.word(1, 1, 0), stripeWord(16));
+  }
+
+  @Test
+  void onMappingsARevokedRegionIsReleasedUnchangedWithAnError() {
+    memory.set(JAVA_DOUBLE, 16, 1.5);
+    result.set(JAVA_LONG, 0, 0x5A5A);
+    operand.set(JAVA_DOUBLE, 0, 1.0);
+    data.revoked = true;
+    assertEquals(-FiErrno.EKEYREJECTED, runMapped(FETCH_SUM, 16));
+    assertEquals(1.5, memory.get(JAVA_DOUBLE, 16));
+    assertEquals(0x5A5A, result.get(JAVA_LONG, 0), "no result on an error");
+    assertEquals(LockWords.word(1, 1, 0), stripeWord(16), "the stripe given back");
+  }
+
   @Test
   void anElementIsAcquireGetComputePutRelease() {
     memory.set(JAVA_DOUBLE, 16, 1.5);

@@ -220,6 +220,11 @@ final class UcxPeer implements TransportPeer {
   }
 
   @Override
+  public MemorySegment mapped(RemoteRegion remote) {
+    return failure == 0 ? ((UcxRemoteRegion) remote).mapping() : null;
+  }
+
+  @Override
   public int postCompareSwap(
       RemoteRegion remote,
       long offset,

@@ -239,6 +239,15 @@ public final class BenchCommand implements Callable<Integer> {
   boolean vsPerftest;
 
   @Option(
+      names = "--perftest-test",
+      paramLabel = "TEST",
+      description =
+          "with --vs-ucx-perftest: ucx_perftest's test to run beside the cell instead of its"
+              + " counterpart (ucp_add, ucp_fadd, ucp_swap, ucp_cswap), so that any cell, e.g. an"
+              + " emulated one, can be put beside UCX's native op")
+  String perftestTest;
+
+  @Option(
       names = "--rounds",
       paramLabel = "N",
       defaultValue = "3",
@@ -384,6 +393,10 @@ public final class BenchCommand implements Callable<Integer> {
   }
 
   private BenchOutputs outputs(BenchConfig cfg) {
+    PerftestMatch match = null;
+    if (perftestTest != null && !vsPerftest) {
+      throw new BenchUsageException("--perftest-test goes with --vs-ucx-perftest");
+    }
     if (vsPerftest) {
       if (rounds < 3) {
         throw new BenchUsageException("--rounds is at least 3: " + rounds);
@@ -401,19 +414,27 @@ public final class BenchCommand implements Callable<Integer> {
         throw new BenchUsageException(
             "--vs-ucx-perftest compares one thread and one element per call (-t 1 -c 1)");
       }
-      if (PerftestMatch.of(cfg.family(), cfg.op(), cfg.datatype()) == null) {
+      match =
+          perftestTest != null
+              ? PerftestMatch.named(perftestTest.trim(), cfg.datatype())
+              : PerftestMatch.of(cfg.family(), cfg.op(), cfg.datatype());
+      if (match == null && perftestTest != null) {
+        throw new BenchUsageException(
+            "--perftest-test is one of " + PerftestMatch.TESTS + ", not '" + perftestTest + "'");
+      }
+      if (match == null) {
         throw new BenchUsageException(
             cfg.cellLabel()
                 + " has no ucx_perftest counterpart (fetch SUM: ucp_fadd, base SUM: ucp_add,"
                 + " fetch ATOMIC_WRITE: ucp_swap, compare CSWAP: ucp_cswap; 4- and 8-byte"
-                + " integers)");
+                + " integers); --perftest-test names one to put beside it");
       }
       if (PerftestRunner.find() == null) {
         throw new BenchUsageException(
             "ucx_perftest is not on the PATH (Debian: apt-get install ucx-utils)");
       }
     }
-    return new BenchOutputs(csv, json, hgrm, plot, sweepWindow, vsPerftest, rounds);
+    return new BenchOutputs(csv, json, hgrm, plot, sweepWindow, match, rounds);
   }
 
   /** {@code --fetched} keeps one value per call of one element, so it needs a known call count. */
@@ -425,7 +446,7 @@ public final class BenchCommand implements Callable<Integer> {
       throw new BenchUsageException(
           "--fetched keeps fetch calls of one element of 8 bytes or less (--family fetch, -c 1)");
     }
-    if (cfg.duration() != null || outputs.sweepWindow() || outputs.vsPerftest()) {
+    if (cfg.duration() != null || outputs.sweepWindow() || outputs.comparesWithPerftest()) {
       throw new BenchUsageException(
           "--fetched keeps one run of -n calls: not with --duration, --sweep-window or"
               + " --vs-ucx-perftest");

@@ -10,7 +10,8 @@ import java.nio.file.Path;
  * @param hgrm HdrHistogram's percentile distribution's file, or null
  * @param plot a PNG plot's file, or null
  * @param sweepWindow run windows 1, 2, 4, ... up to the window, one run each
- * @param vsPerftest alternate rounds with ucx_perftest's matching test
+ * @param vsPerftest the ucx_perftest test to alternate rounds with ({@code --vs-ucx-perftest}), or
+ *     null
  * @param rounds rounds of each when comparing
  */
 record BenchOutputs(
@@ -19,5 +20,11 @@ record BenchOutputs(
     Path hgrm,
     Path plot,
     boolean sweepWindow,
-    boolean vsPerftest,
-    int rounds) {}
+    PerftestMatch vsPerftest,
+    int rounds) {
+
+  /** Whether ucx_perftest runs beside fiucx ({@code --vs-ucx-perftest}). */
+  boolean comparesWithPerftest() {
+    return vsPerftest != null;
+  }
+}

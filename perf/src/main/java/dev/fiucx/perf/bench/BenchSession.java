@@ -174,7 +174,7 @@ final class BenchSession {
       throws IOException {
     List<BenchResult> results = new ArrayList<>();
     PerftestComparison vs = null;
-    if (outputs.vsPerftest()) {
+    if (outputs.comparesWithPerftest()) {
       vs = compare(initiator, link, facts);
       vs.rounds().forEach(r -> results.add(r.fiucx()));
     } else {
@@ -220,7 +220,9 @@ final class BenchSession {
         mixed ? "round trip at window 1, per op above" : results.getFirst().latency().kind());
     for (int i = 0; i < results.size(); i++) {
       String stage =
-          outputs.vsPerftest() ? "round " + (i + 1) : i == results.size() - 1 ? "Final:" : "";
+          outputs.comparesWithPerftest()
+              ? "round " + (i + 1)
+              : i == results.size() - 1 ? "Final:" : "";
       ResultTable.row(human, stage, results.get(i));
     }
     ResultTable.footer(human);
@@ -270,7 +272,7 @@ final class BenchSession {
 
   private PerftestComparison compare(BenchInitiator initiator, BenchTarget link, RunFacts facts)
       throws IOException {
-    PerftestMatch match = PerftestMatch.of(cfg.family(), cfg.op(), cfg.datatype());
+    PerftestMatch match = outputs.vsPerftest();
     PerftestRunner perftest = new PerftestRunner(PerftestRunner.find(), facts.ucxTls(), err);
     List<PerftestComparison.Round> rounds = new ArrayList<>();
     long iterations = cfg.iterations();

@@ -153,6 +153,8 @@ class BenchOptionsTest {
         "--vs-ucx-perftest --rounds 2",
         "--vs-ucx-perftest --sweep-window -O 4",
         "--vs-ucx-perftest --connect 192.0.2.1:13340 --region c",
+        "--vs-ucx-perftest -o min -z int64 --perftest-test ucp_get",
+        "--perftest-test ucp_fadd",
         "-n"
       })
   void aBadRequestIsOneLineAndExitStatus2(String args) {
@@ -175,6 +177,18 @@ class BenchOptionsTest {
   @Test
   void ucxPerftestIsLookedForOnThePath() {
     assertNull(PerftestRunner.find("/nonexistent-dir"));
+  }
+
+  @Test
+  void anyCellCanBePutBesideAPerftestTestByName() {
+    assertEquals(
+        new PerftestMatch("ucp_fadd", 8), PerftestMatch.named("ucp_fadd", FiDatatype.INT8));
+    assertEquals(
+        new PerftestMatch("ucp_fadd", 4), PerftestMatch.named("ucp_fadd", FiDatatype.FLOAT));
+    assertEquals(
+        new PerftestMatch("ucp_cswap", 8),
+        PerftestMatch.named("ucp_cswap", FiDatatype.LONG_DOUBLE_COMPLEX));
+    assertNull(PerftestMatch.named("ucp_get", FiDatatype.UINT64));
   }
 
   @Test

@@ -77,4 +77,38 @@ class BenchRolesTest {
       assertEquals(rate, round.get("rate_ratio").asDouble(), 1e-9);
     }
   }
+
+  @Test
+  void anEmulatedCellIsPutBesideTheNamedPerftestTest() throws Exception {
+    assumeTrue(PerftestRunner.find() != null, "ucx_perftest is not installed");
+    Path json = dir.resolve("vs-min.json");
+    BenchCli.Run r =
+        BenchCli.run(
+            "bench",
+            "-o",
+            "min",
+            "-z",
+            "int64",
+            "--vs-ucx-perftest",
+            "--perftest-test",
+            "ucp_fadd",
+            "-n",
+            "20000",
+            "-w",
+            "2000",
+            "--json",
+            json.toString());
+    assertEquals(0, r.exit(), r.err());
+    assertTrue(r.out().contains("vs ucx_perftest -t ucp_fadd -s 8 -O 1"), r.out());
+    JsonNode root = new ObjectMapper().readTree(json.toFile());
+    assertEquals("FI_MIN", root.get("inputs").get("op").asText());
+    JsonNode vs = root.get("vs_ucx_perftest");
+    assertEquals("ucp_fadd", vs.get("test").asText());
+    assertEquals(3, vs.get("per_round").size());
+    for (JsonNode round : vs.get("per_round")) {
+      assertEquals(20000, round.get("ucx_perftest").get("iterations").asLong());
+      assertEquals(20000, round.get("fiucx").get("ops").asLong());
+    }
+    assertTrue(root.get("target_check").get("ok").asBoolean());
+  }
 }
