@@ -74,6 +74,9 @@ public final class UcxTransport implements Transport {
   /** Endpoints on {@link #controlWorker}, or null. */
   private final WorkerEndpoints controlEndpoints;
 
+  /** Why a transport that wanted a control worker has none (UCX's words), or null. */
+  private final String controlWorkerFailure;
+
   /**
    * How many {@link #progress} calls pass between two progresses of the control worker when no
    * control work is awaited: each costs an epoll_wait (about 0.3 us), so 1/256 of it per call; a
@@ -243,6 +246,7 @@ public final class UcxTransport implements Transport {
     this.dataEndpoints = de;
     ControlWorker cw = null;
     WorkerEndpoints ce = null;
+    String failure = null;
     if (options.controlWorker(System.getenv("UCX_TLS"))) {
       try {
         cw = ControlWorker.open(options.threadSafe());
@@ -254,11 +258,13 @@ public final class UcxTransport implements Transport {
         }
         cw = null;
         ce = null;
+        failure = String.valueOf(e.getMessage());
         errors.caught("opening the control worker (control goes on the data worker)", e);
       }
     }
     this.controlWorker = cw;
     this.controlEndpoints = ce;
+    this.controlWorkerFailure = failure;
     this.controlEventFd = cw == null ? -1 : cw.eventFd();
     this.address = new UcxAddress(de.address(), ce == null ? null : ce.address()).encode();
     long id;
@@ -851,7 +857,7 @@ public final class UcxTransport implements Transport {
       return "none (no shared memory in the list: the data worker has peer-failure handling)";
     }
     return "none (it could not be opened: "
-        + errors.summary()
+        + controlWorkerFailure
         + "; control goes on the data worker)";
   }
 
