@@ -29,6 +29,13 @@
  *   <li>Keys: a target publishes each region under a random 64-bit key; an initiator resolves it
  *       once over UCX active messages ({@code ControlMessage}) and caches the unpacked rkey in a
  *       long-keyed copy-on-write map that posts read without allocating or locking.
+ *   <li>The control channel of a transport that may use shared memory runs on a UCX context and
+ *       worker of its own over tcp ({@code ControlWorker}), with peer-failure handling, so that a
+ *       target can force-close (and UCX free) what it holds for an initiator that left; the data
+ *       worker keeps only the listed transports, and the control worker is progressed every 256th
+ *       progress, while a control answer is awaited, and when its event fd wakes a waiter. The
+ *       transport address carries both worker addresses ({@code UcxAddress}), each walked before
+ *       UCX reads it ({@code UcxWorkerAddress}).
  *   <li>Revocation: closing a region tells every peer that resolved it; each marks its copy
  *       revoked, flushes its endpoint and acknowledges; the memory is unmapped after the last
  *       acknowledgement, or when the peer failed, released its peer or the timeout passed.
