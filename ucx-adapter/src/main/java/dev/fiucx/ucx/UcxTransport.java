@@ -79,9 +79,10 @@ public final class UcxTransport implements Transport {
 
   /**
    * How many {@link #progress} calls pass between two progresses of the control worker when no
-   * control work is awaited: each costs an epoll_wait (about 0.3 us), so 1/256 of it per call; a
-   * spinning target still answers a RESOLVE within microseconds, and a sleeping one is woken by the
-   * control worker's event fd.
+   * control work is awaited. One costs about 410 ns (an epoll_wait in uct_tcp_iface_progress;
+   * measured against 36-43 ns for an idle progress), so 256 add about 1.6 ns per call on average,
+   * while a spinning target still reaches a RESOLVE within about 10 us; a sleeping one is woken by
+   * the control worker's event fd.
    */
   static final int CONTROL_EVERY = 256;
 
