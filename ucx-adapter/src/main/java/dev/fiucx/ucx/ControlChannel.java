@@ -75,6 +75,15 @@ final class ControlChannel {
    */
   private static final int MATCH_TRIES = 64;
 
+  /**
+   * The most peer numbers one initiator may have resolved keys with here at once. An honest
+   * initiator has one per address-vector entry of this target that resolved a key; a process that
+   * speaks the protocol by hand could name new numbers without end, and each one costs a set entry,
+   * a secret and a resolver per region. A RESOLVE naming a number beyond them is refused (the
+   * initiator times out), until RELEASEs give numbers back.
+   */
+  static final int MAX_PEERS_PER_INITIATOR = 1024;
+
   /** Where refused control messages are counted in {@link UcxErrors}. */
   static final String REFUSED = "refusing a control message";
 
@@ -448,9 +457,19 @@ final class ControlChannel {
     String refused = null;
     UcpEndpoint back;
     synchronized (this) {
-      back = transport.isClosed() ? null : claim(r, replyHandle, side);
-      if (back == null && !transport.isClosed()) {
-        refused = "a RESOLVE that did not come on an endpoint of the worker it names";
+      if (transport.isClosed()) {
+        back = null;
+      } else if (beyondPeerLimit(r)) {
+        back = null;
+        refused =
+            "a RESOLVE naming a peer number beyond the "
+                + MAX_PEERS_PER_INITIATOR
+                + " one initiator may have here";
+      } else {
+        back = claim(r, replyHandle, side);
+        if (back == null) {
+          refused = "a RESOLVE that did not come on an endpoint of the worker it names";
+        }
       }
     }
     if (back == null) {
@@ -479,6 +498,20 @@ final class ControlChannel {
               r.requestId(), r.initiatorPeer(), r.secret(), false, 0, 0, 0, new byte[0]);
     }
     send(back, reply, status -> {});
+  }
+
+  /** Whether {@code r} names a new peer number of an initiator that has all it may have here. */
+  private boolean beyondPeerLimit(ControlMessage.Resolve r) {
+    Initiator ini = byWorker.get(r.initiatorWorker());
+    return ini != null
+        && ini.peers.size() >= MAX_PEERS_PER_INITIATOR
+        && !ini.peers.contains(r.initiatorPeer());
+  }
+
+  /** How many peer numbers the initiator with instance id {@code id} has here (tests). */
+  synchronized int peersOf(long id) {
+    Initiator ini = byId.get(id);
+    return ini == null ? 0 : ini.peers.size();
   }
 
   /**
