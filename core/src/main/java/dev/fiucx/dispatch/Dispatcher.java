@@ -9,6 +9,7 @@ import dev.fiucx.emulation.CasLoop;
 import dev.fiucx.emulation.RemoteLock;
 import dev.fiucx.semantics.AtomicCell;
 import dev.fiucx.semantics.ElementSemantics;
+import dev.fiucx.spi.MappedWords;
 import dev.fiucx.spi.RemoteAtomicOp;
 import dev.fiucx.spi.RemoteRegion;
 import dev.fiucx.spi.TransportPeer;
@@ -179,6 +180,10 @@ public final class Dispatcher {
     }
     int size = cell.size();
     long value = cell.op() == FiOp.ATOMIC_READ ? 0 : ElementSemantics.load(operand, 0, size);
+    MemorySegment mapping = peer.mapped(region);
+    if (mapping != null) {
+      return postMapped(cell, mapping, offset, size, value, compare, result);
+    }
     if (cell.family() == AtomicFamily.COMPARE) {
       long expected = ElementSemantics.load(compare, 0, size);
       return peer.postCompareSwap(region, offset, size, expected, value, result.address(), token);
@@ -189,6 +194,30 @@ public final class Dispatcher {
             ? result.address()
             : op == RemoteAtomicOp.SWAP ? discardAddress : 0;
     return peer.postAtomic(region, offset, op, size, value, resultAddress, token);
+  }
+
+  /**
+   * A native element on a region mapped into this process: this CPU's atomic on the mapping, the
+   * transport's own there ({@link TransportPeer#mapped}), its old value written through the
+   * caller's result buffer.
+   */
+  private static int postMapped(
+      AtomicCell cell,
+      MemorySegment mapping,
+      long offset,
+      int size,
+      long value,
+      MemorySegment compare,
+      MemorySegment result) {
+    long old =
+        cell.family() == AtomicFamily.COMPARE
+            ? MappedWords.compareSwap(
+                mapping, offset, size, ElementSemantics.load(compare, 0, size), value)
+            : MappedWords.apply(mapping, offset, cell.nativeOp(), size, value);
+    if (result != null && cell.family() != AtomicFamily.BASE) {
+      ElementSemantics.store(result, 0, size, old);
+    }
+    return TransportPeer.DONE;
   }
 
   /** {@link #postOne} of a CAS_LOOP or REMOTE_LOCK cell: kept apart so the native path is short. */
@@ -234,7 +263,8 @@ public final class Dispatcher {
           0,
           cell.family() == AtomicFamily.COMPARE ? compare : null,
           0,
-          fetches ? result.address() : 0,
+          fetches ? result : null,
+          0,
           slot);
     }
     int size = cell.size();
@@ -254,7 +284,7 @@ public final class Dispatcher {
       return -FiErrno.EAGAIN;
     }
     return casLoop.start(
-        cell, peer, region, offset, value, expected, fetches ? result.address() : 0, slot);
+        cell, peer, region, offset, value, expected, fetches ? result : null, 0, slot);
   }
 
   /**
@@ -282,7 +312,8 @@ public final class Dispatcher {
         targets.elementOffset,
         value,
         expected,
-        fetches ? results.address() : 0,
+        fetches ? results.segment : null,
+        results.elementOffset,
         slot);
   }
 
@@ -305,7 +336,8 @@ public final class Dispatcher {
         operands.elementOffset,
         compares ? this.compares.segment : null,
         this.compares.elementOffset,
-        fetches ? results.address() : 0,
+        fetches ? results.segment : null,
+        results.elementOffset,
         slot);
   }
 

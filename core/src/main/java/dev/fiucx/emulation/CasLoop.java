@@ -77,10 +77,6 @@ public final class CasLoop {
   /** Per element: the read's word, then the swap's old word. */
   private static final int SCRATCH_STRIDE = 16;
 
-  /** Where results are written: the caller's native result buffers, by address, as UCX does. */
-  @SuppressWarnings("restricted")
-  private static final MemorySegment ALL = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
-
   private final int mask;
   private final long tokenBase;
   private final EmulationCounters counters;
@@ -104,7 +100,8 @@ public final class CasLoop {
   private final int[] shifts;
   private final long[] operands;
   private final long[] compares;
-  private final long[] results;
+  private final MemorySegment[] results;
+  private final long[] resultOffsets;
   private final long[] expected;
   private final long[] observed;
   private final int[] slots;
@@ -145,7 +142,8 @@ public final class CasLoop {
     shifts = new int[n];
     operands = new long[n];
     compares = new long[n];
-    results = new long[n];
+    results = new MemorySegment[n];
+    resultOffsets = new long[n];
     expected = new long[n];
     observed = new long[n];
     slots = new int[n];
@@ -199,7 +197,8 @@ public final class CasLoop {
    * @param offset the element's byte offset in {@code region} (checked: in range, aligned)
    * @param operand the operand's bits (ignored by ATOMIC_READ)
    * @param compare the compare value's bits (compare family)
-   * @param resultAddress where the element's old value goes (fetch and compare families), or 0
+   * @param result the buffer the element's old value goes to (fetch and compare families), or null
+   * @param resultOffset where in {@code result}
    * @return {@link TransportPeer#DONE} when the element finished here; {@link
    *     TransportPeer#PENDING} when it will be reported to {@link ElementCompletions} with {@code
    *     slot}; or a negative {@code fi_errno} when it failed here without changing the target (and
@@ -212,7 +211,8 @@ public final class CasLoop {
       long offset,
       long operand,
       long compare,
-      long resultAddress,
+      MemorySegment result,
+      long resultOffset,
       int slot) {
     int e = claim();
     int size = cell.size();
@@ -223,7 +223,8 @@ public final class CasLoop {
     shifts[e] = WordLane.shift(offset, size);
     operands[e] = operand;
     compares[e] = compare;
-    results[e] = resultAddress;
+    results[e] = result;
+    resultOffsets[e] = resultOffset;
     slots[e] = slot;
     statuses[e] = 0;
     attempts[e] = 0;
@@ -465,9 +466,12 @@ public final class CasLoop {
    * reports it when it went pending. Returns what {@link #start} returns for it.
    */
   private int finish(int e, long old, int status, boolean reported, boolean skipped) {
-    if (status == 0 && results[e] != 0) {
-      ElementSemantics.store(ALL, results[e], cells[e].size(), old);
+    if (status == 0
+        && results[e] != null
+        && !ResultBuffers.store(results[e], resultOffsets[e], cells[e].size(), old)) {
+      status = -FiErrno.EINVAL; // its arena closed before the operation completed
     }
+    results[e] = null;
     counters.element(attempts[e], failures[e], skipped);
     int slot = slots[e];
     cells[e] = null;

@@ -116,10 +116,6 @@ public final class RemoteLock {
   private static final long COMPARE = OPERAND + 32;
   private static final long STRIDE = COMPARE + 32;
 
-  /** Where results are written: the caller's native result buffers, by address. */
-  @SuppressWarnings("restricted")
-  private static final MemorySegment ALL = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
-
   private static final VarHandle LONG = JAVA_LONG.varHandle();
 
   private final int mask;
@@ -175,7 +171,8 @@ public final class RemoteLock {
   private final RemoteRegion[] lockRegions;
   private final long[] offsets;
   private final int[] stripes;
-  private final long[] results;
+  private final MemorySegment[] results;
+  private final long[] resultOffsets;
   private final int[] slots;
   private final int[] statuses;
   private final int[] errors;
@@ -262,7 +259,8 @@ public final class RemoteLock {
     lockRegions = new RemoteRegion[n];
     offsets = new long[n];
     stripes = new int[n];
-    results = new long[n];
+    results = new MemorySegment[n];
+    resultOffsets = new long[n];
     slots = new int[n];
     statuses = new int[n];
     errors = new int[n];
@@ -321,7 +319,8 @@ public final class RemoteLock {
    * @param locks the peer's lock region, resolved
    * @param operand the operand's bytes (ignored by ATOMIC_READ)
    * @param compare the compare value's bytes (compare family), or null
-   * @param resultAddress where the element's old value goes (fetch and compare families), or 0
+   * @param result the buffer the element's old value goes to (fetch and compare families), or null
+   * @param resultOffset where in {@code result}
    * @return {@link TransportPeer#DONE}, {@link TransportPeer#PENDING} (then reported with {@code
    *     slot}), or a negative {@code fi_errno} when it failed here, the target unchanged
    */
@@ -335,7 +334,8 @@ public final class RemoteLock {
       long operandOffset,
       MemorySegment compare,
       long compareOffset,
-      long resultAddress,
+      MemorySegment result,
+      long resultOffset,
       int slot) {
     int e = claim();
     int size = cell.size();
@@ -352,7 +352,8 @@ public final class RemoteLock {
     lockRegions[e] = locks;
     offsets[e] = offset;
     stripes[e] = LockWords.stripe(region.base() + offset);
-    results[e] = resultAddress;
+    results[e] = result;
+    resultOffsets[e] = resultOffset;
     slots[e] = slot;
     statuses[e] = 0;
     errors[e] = 0;
@@ -916,9 +917,13 @@ public final class RemoteLock {
   /** Ends an element: its old value to the result buffer when it succeeded, then frees it. */
   private int finish(int e, int status, boolean reported) {
     AtomicCell cell = cells[e];
-    if (status == 0 && results[e] != 0) {
-      ElementSemantics.copy(scratch, (long) e * STRIDE + OLD, ALL, results[e], cell.size());
+    if (status == 0
+        && results[e] != null
+        && !ResultBuffers.copy(
+            scratch, (long) e * STRIDE + OLD, results[e], resultOffsets[e], cell.size())) {
+      status = -FiErrno.EINVAL; // its arena closed before the operation completed
     }
+    results[e] = null;
     counters.lockElement(waited[e], turns[e]);
     int slot = slots[e];
     cells[e] = null;

@@ -69,7 +69,8 @@ class CasLoopTest {
         offset,
         operand,
         compare,
-        cell.family() == AtomicFamily.BASE ? 0 : results.address() + resultOffset,
+        cell.family() == AtomicFamily.BASE ? null : results,
+        resultOffset,
         SLOT);
   }
 
@@ -226,6 +227,40 @@ class CasLoopTest {
     settle();
     assertEquals(List.of(SLOT + ":" + -FiErrno.EKEYREJECTED), reported);
     assertEquals(List.of("R0"), peer.log);
+  }
+
+  @Test
+  void aResultBufferFreedBeforeTheElementEndsGetsAnErrorInsteadOfAWrite() {
+    peer.pending = true;
+    Arena caller = Arena.ofShared();
+    MemorySegment freed = caller.allocate(8, 8);
+    memory.set(JAVA_LONG, 0, 5);
+    AtomicCell min = cell(AtomicFamily.FETCH, FiOp.MIN, FiDatatype.INT64);
+    assertTrue(loop.reserve(1));
+    assertEquals(TransportPeer.PENDING, loop.start(min, peer, region, 0, 3, 0, freed, 0, SLOT));
+    caller.close(); // against libfabric's rule: buffers live until their completion
+    settle();
+    assertEquals(List.of(SLOT + ":" + -FiErrno.EINVAL), reported);
+    assertEquals(3, memory.get(JAVA_LONG, 0), "the op itself was applied");
+    assertTrue(loop.nothingInFlight());
+  }
+
+  @Test
+  void aResultBufferConfinedToThePosterIsWrittenByTheThreadThatFinishes() throws Exception {
+    peer.pending = true;
+    try (Arena posters = Arena.ofConfined()) {
+      MemorySegment confined = posters.allocate(8, 8);
+      memory.set(JAVA_LONG, 0, 5);
+      AtomicCell min = cell(AtomicFamily.FETCH, FiOp.MIN, FiDatatype.INT64);
+      assertTrue(loop.reserve(1));
+      assertEquals(
+          TransportPeer.PENDING, loop.start(min, peer, region, 0, 3, 0, confined, 0, SLOT));
+      Thread progress = Thread.ofPlatform().start(this::settle); // as a progress thread would
+      progress.join();
+      assertEquals(List.of(SLOT + ":0"), reported);
+      assertEquals(5, confined.get(JAVA_LONG, 0), "the old value, written by address");
+      assertEquals(3, memory.get(JAVA_LONG, 0));
+    }
   }
 
   // runMapped: the element in place on a mapping (memory stands for the peer's mapped region)

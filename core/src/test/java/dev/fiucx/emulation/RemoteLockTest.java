@@ -88,7 +88,8 @@ class RemoteLockTest {
         0,
         null,
         0,
-        cell.family() == AtomicFamily.BASE ? 0 : result.address(),
+        cell.family() == AtomicFamily.BASE ? null : result,
+        0,
         SLOT);
   }
 
@@ -108,6 +109,24 @@ class RemoteLockTest {
         peer.queue.poll().run();
       }
     }
+  }
+
+  @Test
+  void aResultBufferFreedBeforeTheElementEndsGetsAnErrorInsteadOfAWrite() {
+    peer.pending = true;
+    Arena caller = Arena.ofShared();
+    MemorySegment freed = caller.allocate(16, 16);
+    memory.set(JAVA_DOUBLE, 16, 1.5);
+    operand.set(JAVA_DOUBLE, 0, 1.0);
+    assertTrue(lock.reserve(1));
+    assertEquals(
+        TransportPeer.PENDING,
+        lock.start(FETCH_SUM, peer, data, 16, locks, operand, 0, null, 0, freed, 0, SLOT));
+    caller.close(); // against libfabric's rule: buffers live until their completion
+    settleWithin(TimeUnit.SECONDS.toNanos(5));
+    assertEquals(List.of(SLOT + ":" + -FiErrno.EINVAL), reported);
+    assertEquals(2.5, memory.get(JAVA_DOUBLE, 16), "the op itself was applied");
+    assertEquals(LockWords.word(1, 1, 0), stripeWord(16), "the stripe given back");
   }
 
   // runMapped: the element in place on mappings (memory and lockWords stand for the peer's)

@@ -6,76 +6,43 @@ import static dev.fiucx.ucx.UcxConstants.UCP_ATOMIC_OP_CSWAP;
 import static dev.fiucx.ucx.UcxConstants.UCP_ATOMIC_OP_OR;
 import static dev.fiucx.ucx.UcxConstants.UCP_ATOMIC_OP_SWAP;
 import static dev.fiucx.ucx.UcxConstants.UCP_ATOMIC_OP_XOR;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 
+import dev.fiucx.spi.MappedWords;
+import dev.fiucx.spi.RemoteAtomicOp;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.VarHandle;
 
 /**
- * UCX's atomics done by this CPU on a peer's region that UCX mapped into this process ({@code
- * ucp_rkey_ptr}), the way Open MPI's OpenSHMEM reaches peers on the same node. Each op is one
- * LOCK-prefixed instruction on the shared page: the same instructions UCX's shared-memory
- * transports run for their atomics and a target runs for UCX's software atomics, so it is atomic
- * against every initiator whose atomics the CPU executes (never against NIC "device" atomics, which
- * is why {@link UcxTransport} allows the mapping only when UCX uses no device atomics). The op is
- * finished when the call returns, so the poster reports it done at once.
+ * The direct path's moves on a peer's region that UCX mapped into this process ({@code
+ * ucp_rkey_ptr}), the way Open MPI's OpenSHMEM reaches peers on the same node: the atomics are
+ * {@link MappedWords}' (one LOCK-prefixed instruction each on the shared page: the same
+ * instructions UCX's shared-memory transports run for their atomics and a target runs for UCX's
+ * software atomics, so they are atomic against every initiator whose atomics the CPU executes;
+ * never against NIC "device" atomics, which is why {@link UcxTransport} allows the mapping only
+ * when UCX uses no device atomics); here are the result stores, the lock's copies and the self-test
+ * that must pass before the mapping is used. Every op is finished when the call returns, so the
+ * poster reports it done at once.
  *
  * <p>Offsets are checked by the engine before anything is posted (inside the region, aligned to the
  * word), so these accessors meet no bounds or alignment failure.
  */
 final class MappedAtomics {
-  private static final VarHandle LONG = JAVA_LONG.varHandle();
-  private static final VarHandle INT = JAVA_INT.varHandle();
-
   /** ucp_atomic_op_t names, by value. */
   private static final String[] OPCODE_NAMES = {"ADD", "SWAP", "CSWAP", "AND", "OR", "XOR"};
 
+  /** The RemoteAtomicOp ordinal of each ucp_atomic_op_t value. */
+  private static final int[] OPS = new int[OPCODE_NAMES.length];
+
+  static {
+    for (int i = 0; i < OPS.length; i++) {
+      OPS[i] = RemoteAtomicOp.valueOf(OPCODE_NAMES[i]).ordinal();
+    }
+  }
+
   private MappedAtomics() {}
-
-  /**
-   * {@code mapping[offset] op= value} on a 4- or 8-byte word with a UCP opcode other than CSWAP;
-   * returns the old value (a 4-byte word zero-extended).
-   */
-  static long apply(MemorySegment mapping, long offset, int opcode, int size, long value) {
-    if (opcode == UCP_ATOMIC_OP_ADD && value == 0) {
-      // adding 0 (the CAS loop's and the remote lock's reads) changes nothing: an aligned load is
-      // the same atomic read without the LOCK prefix
-      return size == 8
-          ? (long) LONG.getVolatile(mapping, offset)
-          : (int) INT.getVolatile(mapping, offset) & 0xFFFF_FFFFL;
-    }
-    if (size == 8) {
-      return switch (opcode) {
-        case UCP_ATOMIC_OP_ADD -> (long) LONG.getAndAdd(mapping, offset, value);
-        case UCP_ATOMIC_OP_SWAP -> (long) LONG.getAndSet(mapping, offset, value);
-        case UCP_ATOMIC_OP_AND -> (long) LONG.getAndBitwiseAnd(mapping, offset, value);
-        case UCP_ATOMIC_OP_OR -> (long) LONG.getAndBitwiseOr(mapping, offset, value);
-        default -> (long) LONG.getAndBitwiseXor(mapping, offset, value);
-      };
-    }
-    int v = (int) value;
-    int old =
-        switch (opcode) {
-          case UCP_ATOMIC_OP_ADD -> (int) INT.getAndAdd(mapping, offset, v);
-          case UCP_ATOMIC_OP_SWAP -> (int) INT.getAndSet(mapping, offset, v);
-          case UCP_ATOMIC_OP_AND -> (int) INT.getAndBitwiseAnd(mapping, offset, v);
-          case UCP_ATOMIC_OP_OR -> (int) INT.getAndBitwiseOr(mapping, offset, v);
-          default -> (int) INT.getAndBitwiseXor(mapping, offset, v);
-        };
-    return old & 0xFFFF_FFFFL;
-  }
-
-  /** Stores {@code swap} when the word equals {@code compare}; returns the old value. */
-  static long compareSwap(MemorySegment mapping, long offset, int size, long compare, long swap) {
-    if (size == 8) {
-      return (long) LONG.compareAndExchange(mapping, offset, compare, swap);
-    }
-    return (int) INT.compareAndExchange(mapping, offset, (int) compare, (int) swap) & 0xFFFF_FFFFL;
-  }
 
   /** Writes a fetched word to the caller's result buffer (any alignment). */
   static void store(long address, int size, long value) {
@@ -127,7 +94,7 @@ final class MappedAtomics {
         // the read (an ADD of 0) takes its own path
         long whole = size == 8 ? a : a | 0xAAAA_AAAA_0000_0000L;
         word.set(JAVA_LONG, 0, whole);
-        long read = apply(word, 0, UCP_ATOMIC_OP_ADD, size, 0);
+        long read = MappedWords.apply(word, 0, RemoteAtomicOp.ADD, size, 0);
         if (read != a || word.get(JAVA_LONG, 0) != whole) {
           return "CPU atomic read (ADD of 0) on "
               + size
@@ -148,8 +115,8 @@ final class MappedAtomics {
           word.set(JAVA_LONG, 0, size == 8 ? a : a | 0xAAAA_AAAA_0000_0000L);
           long old =
               opcode == UCP_ATOMIC_OP_CSWAP
-                  ? compareSwap(word, 0, size, a, b)
-                  : apply(word, 0, opcode, size, b);
+                  ? MappedWords.compareSwap(word, 0, size, a, b)
+                  : MappedWords.apply(word, 0, RemoteAtomicOp.values()[OPS[opcode]], size, b);
           long expected =
               switch (opcode) {
                     case UCP_ATOMIC_OP_ADD -> a + b;

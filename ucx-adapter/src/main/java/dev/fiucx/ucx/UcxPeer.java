@@ -3,6 +3,7 @@ package dev.fiucx.ucx;
 import static dev.fiucx.ucx.UcxConstants.*;
 
 import dev.fiucx.FiErrno;
+import dev.fiucx.spi.MappedWords;
 import dev.fiucx.spi.ProcessIdentity;
 import dev.fiucx.spi.RemoteAtomicOp;
 import dev.fiucx.spi.RemoteRegion;
@@ -200,7 +201,7 @@ final class UcxPeer implements TransportPeer {
       if (resultAddress == 0 && op == RemoteAtomicOp.SWAP) {
         return -FiErrno.EINVAL; // as through UCX: a swap always fetches
       }
-      long old = MappedAtomics.apply(m, offset, OPCODES[op.ordinal()], size, value);
+      long old = MappedWords.apply(m, offset, op, size, value);
       if (resultAddress != 0) {
         MappedAtomics.store(resultAddress, size, old);
       }
@@ -244,7 +245,7 @@ final class UcxPeer implements TransportPeer {
         return -FiErrno.EINVAL; // as through UCX: a compare-and-swap always fetches
       }
       MappedAtomics.store(
-          resultAddress, size, MappedAtomics.compareSwap(m, offset, size, compare, swap));
+          resultAddress, size, MappedWords.compareSwap(m, offset, size, compare, swap));
       return DONE;
     }
     return track(

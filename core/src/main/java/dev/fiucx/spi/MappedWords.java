@@ -1,0 +1,66 @@
+package dev.fiucx.spi;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
+
+/**
+ * A transport's atomics done by this CPU on a peer's region mapped into this process ({@link
+ * TransportPeer#mapped}): one LOCK-prefixed instruction each on the shared page, the same ones a
+ * shared-memory transport runs for its atomics, so they are atomic against every initiator whose
+ * atomics the CPU executes. One implementation for the provider's direct path and core's in-place
+ * paths. Offsets are checked by the engine before (inside the region, aligned to the word).
+ */
+public final class MappedWords {
+  private static final VarHandle LONG = JAVA_LONG.varHandle();
+  private static final VarHandle INT = JAVA_INT.varHandle();
+
+  private MappedWords() {}
+
+  /**
+   * {@code mapping[offset] op= value} on a 4- or 8-byte word with an op other than CSWAP; returns
+   * the old value (a 4-byte word zero-extended).
+   */
+  public static long apply(
+      MemorySegment mapping, long offset, RemoteAtomicOp op, int size, long value) {
+    if (op == RemoteAtomicOp.ADD && value == 0) {
+      // adding 0 (the CAS loop's and the remote lock's reads) changes nothing: an aligned load is
+      // the same atomic read without the LOCK prefix
+      return size == 8
+          ? (long) LONG.getVolatile(mapping, offset)
+          : (int) INT.getVolatile(mapping, offset) & 0xFFFF_FFFFL;
+    }
+    if (size == 8) {
+      return switch (op) {
+        case ADD -> (long) LONG.getAndAdd(mapping, offset, value);
+        case SWAP -> (long) LONG.getAndSet(mapping, offset, value);
+        case AND -> (long) LONG.getAndBitwiseAnd(mapping, offset, value);
+        case OR -> (long) LONG.getAndBitwiseOr(mapping, offset, value);
+        case XOR -> (long) LONG.getAndBitwiseXor(mapping, offset, value);
+        case CSWAP -> throw new IllegalArgumentException("CSWAP is compareSwap");
+      };
+    }
+    int v = (int) value;
+    int old =
+        switch (op) {
+          case ADD -> (int) INT.getAndAdd(mapping, offset, v);
+          case SWAP -> (int) INT.getAndSet(mapping, offset, v);
+          case AND -> (int) INT.getAndBitwiseAnd(mapping, offset, v);
+          case OR -> (int) INT.getAndBitwiseOr(mapping, offset, v);
+          case XOR -> (int) INT.getAndBitwiseXor(mapping, offset, v);
+          case CSWAP -> throw new IllegalArgumentException("CSWAP is compareSwap");
+        };
+    return old & 0xFFFF_FFFFL;
+  }
+
+  /** Stores {@code swap} when the word equals {@code compare}; returns the old value. */
+  public static long compareSwap(
+      MemorySegment mapping, long offset, int size, long compare, long swap) {
+    if (size == 8) {
+      return (long) LONG.compareAndExchange(mapping, offset, compare, swap);
+    }
+    return (int) INT.compareAndExchange(mapping, offset, (int) compare, (int) swap) & 0xFFFF_FFFFL;
+  }
+}
