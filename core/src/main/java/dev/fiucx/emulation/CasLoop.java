@@ -13,7 +13,6 @@ import dev.fiucx.spi.TransportPeer;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
 /**
@@ -85,10 +84,7 @@ public final class CasLoop {
   private final long scratchBase;
   private final ReadyStack ready;
   private final AtomicIntegerArray phases;
-  private final AtomicInteger available;
-
-  /** Whether elements may finish on another thread than the poster's (automatic progress). */
-  private final boolean concurrent;
+  private final ElementRoom room;
 
   private int cursor;
 
@@ -133,8 +129,7 @@ public final class CasLoop {
     this.scratchBase = scratch.address();
     this.ready = new ReadyStack(n);
     this.phases = new AtomicIntegerArray(n);
-    this.available = new AtomicInteger(n);
-    this.concurrent = counters.concurrent(); // the domain's thread model
+    this.room = new ElementRoom(n, counters.concurrent()); // the domain's thread model
     cells = new AtomicCell[n];
     peers = new TransportPeer[n];
     regions = new RemoteRegion[n];
@@ -168,26 +163,12 @@ public final class CasLoop {
    * or given back with {@link #unreserve}.
    */
   public boolean reserve(long elements) {
-    if (available.getPlain() < elements) {
-      return false;
-    }
-    if (concurrent) {
-      available.addAndGet((int) -elements);
-    } else {
-      available.setPlain(available.getPlain() - (int) elements);
-    }
-    return true;
+    return room.reserve(elements);
   }
 
   /** Gives back reserved room that no element used. */
   public void unreserve(long elements) {
-    if (elements > 0) {
-      if (concurrent) {
-        available.addAndGet((int) elements);
-      } else {
-        available.setPlain(available.getPlain() + (int) elements);
-      }
-    }
+    room.unreserve(elements);
   }
 
   /**
@@ -237,7 +218,7 @@ public final class CasLoop {
    * #runMapped}) without overtaking one of this endpoint's that started before it.
    */
   public boolean nothingInFlight() {
-    return available.getPlain() == mask + 1;
+    return room.empty();
   }
 
   /**
@@ -478,11 +459,7 @@ public final class CasLoop {
     peers[e] = null;
     regions[e] = null;
     phases.setRelease(e, FREE);
-    if (concurrent) {
-      available.incrementAndGet();
-    } else {
-      available.setPlain(available.getPlain() + 1);
-    }
+    room.release();
     if (reported) {
       completions.completed(slot, status);
     }
