@@ -91,7 +91,11 @@ public final class OperationCounts {
 
   /** One element on {@code cell} finished at once without a slot: an operation done, ok. */
   public void done(AtomicCell cell, long start) {
-    int c = index(cell);
+    doneAt(index(cell), start);
+  }
+
+  /** {@link #done} for the cell whose {@link #index} is {@code c}. */
+  public void doneAt(int c, long start) {
     poster.add(Side.cellAt(c, true), 1);
     poster.add(Side.cellAt(c, true) + 1, 1);
     record(c, start);

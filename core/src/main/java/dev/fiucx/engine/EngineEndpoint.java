@@ -24,6 +24,8 @@ import dev.fiucx.emulation.CasLoop;
 import dev.fiucx.emulation.RemoteLock;
 import dev.fiucx.semantics.AtomicCell;
 import dev.fiucx.semantics.AtomicTable;
+import dev.fiucx.semantics.ElementSemantics;
+import dev.fiucx.spi.MappedWords;
 import dev.fiucx.spi.Progress;
 import dev.fiucx.spi.RemoteRegion;
 import dev.fiucx.spi.TransportPeer;
@@ -514,9 +516,13 @@ final class EngineEndpoint implements Endpoint {
       FiDatatype datatype,
       FiOp op,
       Object context) {
-    AtomicCell one = count == 1 ? validCell(AtomicFamily.BASE, op, datatype) : null;
-    if (one != null) {
-      return counts.refused(postOne(one, buf, null, null, destAddr, addr, key, context, 0));
+    if (count == 1) {
+      int rc =
+          postOneElement(
+              AtomicFamily.BASE, op, datatype, buf, null, null, destAddr, addr, key, context, 0);
+      if (rc != NOT_ONE_ELEMENT) {
+        return counts.refused(rc);
+      }
     }
     dispatcher.operands.set(buf, count);
     dispatcher.targets.set(addr, count, key);
@@ -556,10 +562,23 @@ final class EngineEndpoint implements Endpoint {
       long key,
       FiDatatype datatype,
       FiOp op) {
-    AtomicCell one = count == 1 ? validCell(AtomicFamily.BASE, op, datatype) : null;
-    if (one != null) {
-      return counts.refused(
-          postOne(one, buf, null, null, destAddr, addr, key, null, FiFlags.INJECT));
+    if (count == 1) {
+      int rc =
+          postOneElement(
+              AtomicFamily.BASE,
+              op,
+              datatype,
+              buf,
+              null,
+              null,
+              destAddr,
+              addr,
+              key,
+              null,
+              FiFlags.INJECT);
+      if (rc != NOT_ONE_ELEMENT) {
+        return counts.refused(rc);
+      }
     }
     dispatcher.operands.set(buf, count);
     dispatcher.targets.set(addr, count, key);
@@ -580,9 +599,13 @@ final class EngineEndpoint implements Endpoint {
       FiDatatype datatype,
       FiOp op,
       Object context) {
-    AtomicCell one = count == 1 ? validCell(AtomicFamily.FETCH, op, datatype) : null;
-    if (one != null) {
-      return counts.refused(postOne(one, buf, null, result, destAddr, addr, key, context, 0));
+    if (count == 1) {
+      int rc =
+          postOneElement(
+              AtomicFamily.FETCH, op, datatype, buf, null, result, destAddr, addr, key, context, 0);
+      if (rc != NOT_ONE_ELEMENT) {
+        return counts.refused(rc);
+      }
     }
     dispatcher.operands.set(buf, count);
     dispatcher.results.set(result, count);
@@ -639,9 +662,23 @@ final class EngineEndpoint implements Endpoint {
       FiDatatype datatype,
       FiOp op,
       Object context) {
-    AtomicCell one = count == 1 ? validCell(AtomicFamily.COMPARE, op, datatype) : null;
-    if (one != null) {
-      return counts.refused(postOne(one, buf, compare, result, destAddr, addr, key, context, 0));
+    if (count == 1) {
+      int rc =
+          postOneElement(
+              AtomicFamily.COMPARE,
+              op,
+              datatype,
+              buf,
+              compare,
+              result,
+              destAddr,
+              addr,
+              key,
+              context,
+              0);
+      if (rc != NOT_ONE_ELEMENT) {
+        return counts.refused(rc);
+      }
     }
     dispatcher.operands.set(buf, count);
     dispatcher.compares.set(compare, count);
@@ -776,6 +813,113 @@ final class EngineEndpoint implements Endpoint {
     return cell.valid() ? cell : null;
   }
 
+  /** What {@link #postOneElement} returns for a cell that is not carried out: the general path. */
+  private static final int NOT_ONE_ELEMENT = 1;
+
+  /** What {@link #postOnRoute} returns when the call must take {@link #postOne}. */
+  private static final int OFF_ROUTE = 2;
+
+  /** Where the last one-element native call on a mapped region went. */
+  private final MappedRoute route = new MappedRoute();
+
+  /**
+   * A count-1 plain call or inject: on the last route when it leads where the call goes, else by
+   * {@link #postOne} when the cell is carried out; {@link #NOT_ONE_ELEMENT} when it is not (the
+   * general path reports why).
+   */
+  private int postOneElement(
+      AtomicFamily family,
+      FiOp op,
+      FiDatatype datatype,
+      MemorySegment buf,
+      MemorySegment compare,
+      MemorySegment result,
+      long destAddr,
+      long addr,
+      long key,
+      Object context,
+      long flags) {
+    if (route.leadsTo(family, op, datatype, destAddr, key)) {
+      int rc = postOnRoute(buf, compare, result, destAddr, addr, context, flags);
+      if (rc != OFF_ROUTE) {
+        return rc;
+      }
+    }
+    AtomicCell cell = validCell(family, op, datatype);
+    return cell == null
+        ? NOT_ONE_ELEMENT
+        : postOne(cell, buf, compare, result, destAddr, addr, key, context, flags);
+  }
+
+  /**
+   * {@link #postOne} for a call that leads where the last route went: the same checks, in the same
+   * order, on the remembered region, and the element as a CPU atomic on its mapping, completed at
+   * once. {@link #OFF_ROUTE} when the peer or the region changed or a check fails (the general path
+   * then reports it exactly).
+   */
+  private int postOnRoute(
+      MemorySegment buf,
+      MemorySegment compare,
+      MemorySegment result,
+      long destAddr,
+      long addr,
+      Object context,
+      long flags) {
+    if (closed || !enabled) {
+      return -FiErrno.EOPBADSTATE;
+    }
+    MappedRoute r = route;
+    int size = r.size;
+    Thread caller = Thread.currentThread();
+    if (r.readsOperand && !LocalElements.readable(buf, size, caller)
+        || r.fetches && !LocalElements.writable(result, size, caller)
+        || r.compares && !LocalElements.readable(compare, size, caller)) {
+      return -FiErrno.EINVAL;
+    }
+    TransportPeer peer = av.peer(destAddr);
+    RemoteRegion region = r.region;
+    MemorySegment mapping = peer == r.peer ? peer.mapped(region) : null;
+    long offset = virtualAddressing ? addr - r.base : addr;
+    if (mapping == null
+        || region.revoked()
+        || offset < 0
+        || offset > r.lastOffset
+        || (r.base + offset & r.alignmentMask) != 0) {
+      return OFF_ROUTE;
+    }
+    boolean wantCompletion = flags == 0 && !selective;
+    if (wantCompletion && (cq == null || !cq.reserve())) {
+      return OFF_ROUTE;
+    }
+    long start = counts.start();
+    try {
+      long value = r.readsOperand ? ElementSemantics.load(buf, 0, size) : 0;
+      long old =
+          r.compares
+              ? MappedWords.compareSwap(
+                  mapping, offset, size, ElementSemantics.load(compare, 0, size), value)
+              : MappedWords.apply(mapping, offset, r.nativeOp, size, value);
+      if (r.fetches) {
+        ElementSemantics.store(result, 0, size, old);
+      }
+    } catch (RuntimeException e) {
+      if (wantCompletion) {
+        cq.release();
+      }
+      return -FiErrno.EINVAL; // a buffer freed by a racing thread after its check: see thrown()
+    }
+    counts.doneAt(r.countIndex, start);
+    if (wantCompletion) {
+      cq.complete(context, r.cqFlags, 0);
+    }
+    CompletionCounter counter = r.fetches ? readCounter : writeCounter;
+    if (counter != null) {
+      counter.increment();
+    }
+    Reference.reachabilityFence(result);
+    return 0;
+  }
+
   /**
    * The count-1 path of the plain calls and inject on a valid cell: the same checks in the same
    * order as {@link #submit}, on the single buffers directly, with the last region resolved (no
@@ -840,6 +984,9 @@ final class EngineEndpoint implements Endpoint {
       return -FiErrno.EAGAIN;
     }
     rc = startOne(cell, peer, region, offset, locks, buf, compare, result, context, wantCompletion);
+    if (rc == 0 && peer.mapped(region) != null) {
+      route.remember(cell, destAddr, key, peer, region);
+    }
     // an element done at once wrote its result during the post: the buffer stays reachable until
     // here, so an automatic arena's memory cannot be freed under the transport's write
     Reference.reachabilityFence(result);

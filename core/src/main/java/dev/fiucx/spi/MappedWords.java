@@ -25,23 +25,36 @@ public final class MappedWords {
    */
   public static long apply(
       MemorySegment mapping, long offset, RemoteAtomicOp op, int size, long value) {
-    if (op == RemoteAtomicOp.ADD && value == 0) {
+    // kept small, so that the JIT compiles it into its caller: fetch-add first, the rest apart
+    if (op != RemoteAtomicOp.ADD) {
+      return size == 8
+          ? applyLong(mapping, offset, op, value)
+          : applyInt(mapping, offset, op, value);
+    }
+    if (value == 0) {
       // adding 0 (the CAS loop's and the remote lock's reads) changes nothing: an aligned load is
       // the same atomic read without the LOCK prefix
       return size == 8
           ? (long) LONG.getVolatile(mapping, offset)
           : (int) INT.getVolatile(mapping, offset) & 0xFFFF_FFFFL;
     }
-    if (size == 8) {
-      return switch (op) {
-        case ADD -> (long) LONG.getAndAdd(mapping, offset, value);
-        case SWAP -> (long) LONG.getAndSet(mapping, offset, value);
-        case AND -> (long) LONG.getAndBitwiseAnd(mapping, offset, value);
-        case OR -> (long) LONG.getAndBitwiseOr(mapping, offset, value);
-        case XOR -> (long) LONG.getAndBitwiseXor(mapping, offset, value);
-        case CSWAP -> throw new IllegalArgumentException("CSWAP is compareSwap");
-      };
-    }
+    return size == 8
+        ? (long) LONG.getAndAdd(mapping, offset, value)
+        : (int) INT.getAndAdd(mapping, offset, (int) value) & 0xFFFF_FFFFL;
+  }
+
+  private static long applyLong(MemorySegment mapping, long offset, RemoteAtomicOp op, long value) {
+    return switch (op) {
+      case ADD -> (long) LONG.getAndAdd(mapping, offset, value);
+      case SWAP -> (long) LONG.getAndSet(mapping, offset, value);
+      case AND -> (long) LONG.getAndBitwiseAnd(mapping, offset, value);
+      case OR -> (long) LONG.getAndBitwiseOr(mapping, offset, value);
+      case XOR -> (long) LONG.getAndBitwiseXor(mapping, offset, value);
+      case CSWAP -> throw new IllegalArgumentException("CSWAP is compareSwap");
+    };
+  }
+
+  private static long applyInt(MemorySegment mapping, long offset, RemoteAtomicOp op, long value) {
     int v = (int) value;
     int old =
         switch (op) {

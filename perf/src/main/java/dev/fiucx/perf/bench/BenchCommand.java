@@ -128,9 +128,10 @@ public final class BenchCommand implements Callable<Integer> {
       names = "--threading",
       paramLabel = "endpoint|safe|domain",
       description =
-          "the initiator domain's threading: endpoint (FI_THREAD_ENDPOINT, the default), safe"
-              + " (FI_THREAD_SAFE) or domain (FI_THREAD_DOMAIN: nothing checked, as"
-              + " ucx_perftest's single-thread UCX; each thread gets a domain of its own)")
+          "the initiator domain's threading: domain (FI_THREAD_DOMAIN, the default: nothing"
+              + " checked, as ucx_perftest's single-thread UCX worker and fabtests' hints; each"
+              + " thread gets a domain of its own), endpoint (FI_THREAD_ENDPOINT: a second thread"
+              + " in an endpoint is refused) or safe (FI_THREAD_SAFE)")
   String threading;
 
   @Option(names = "--server", description = "be the target: serve one client, then exit")
@@ -361,7 +362,9 @@ public final class BenchCommand implements Callable<Integer> {
         throw new BenchUsageException("--direct-path is on or off, not '" + directPath + "'");
       }
     }
-    DomainAttr.Threading model = null;
+    // the default is what ucx_perftest (a single-thread UCX worker) and fabtests
+    // (FI_THREAD_DOMAIN in their hints) run with, so the comparison is like for like
+    DomainAttr.Threading model = DomainAttr.Threading.DOMAIN;
     if (threading != null) {
       model =
           switch (threading.trim().toLowerCase(Locale.ROOT)) {

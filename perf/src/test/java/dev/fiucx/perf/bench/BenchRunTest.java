@@ -142,7 +142,7 @@ class BenchRunTest {
     assertEquals("tcp", root.get("ucx").get("tls").asText());
     assertEquals("ucp", root.get("cell").get("path").asText());
     assertEquals("manual", root.get("inputs").get("progress").asText());
-    assertEquals("endpoint", root.get("inputs").get("threading").asText());
+    assertEquals("domain", root.get("inputs").get("threading").asText());
     assertTrue(root.get("ucx").get("lanes").toString().contains("tcp"), root.toString());
     assertConsistent(root.get("results"), 2, 200, 1);
     assertEquals("round_trip", root.get("results").get("latency_ns").get("kind").asText());
