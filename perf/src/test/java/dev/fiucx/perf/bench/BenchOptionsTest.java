@@ -65,7 +65,13 @@ class BenchOptionsTest {
     assertEquals("shm", cfg.transport());
     assertEquals(DomainAttr.Progress.AUTO, cfg.progress());
     assertNull(cfg.duration());
-    assertEquals(DomainAttr.defaults().options(), cfg.domainAttr().options(), "no option set");
+    // FI_THREAD_DOMAIN, as ucx_perftest's single-thread worker and fabtests' hints; the rest as
+    // the provider's defaults
+    assertEquals(DomainAttr.Threading.DOMAIN, cfg.threading());
+    java.util.Map<String, String> expected =
+        new java.util.HashMap<>(DomainAttr.defaults().options());
+    expected.put(DomainAttr.THREADING_OPTION, "domain");
+    assertEquals(expected, cfg.domainAttr().options(), "only threading set");
   }
 
   @Test
