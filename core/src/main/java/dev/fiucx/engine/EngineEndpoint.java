@@ -870,10 +870,7 @@ final class EngineEndpoint implements Endpoint {
     }
     MappedRoute r = route;
     int size = r.size;
-    Thread caller = Thread.currentThread();
-    if (r.readsOperand && !LocalElements.readable(buf, size, caller)
-        || r.fetches && !LocalElements.writable(result, size, caller)
-        || r.compares && !LocalElements.readable(compare, size, caller)) {
+    if (!buffersUsable(r.readsOperand, r.fetches, r.compares, size, buf, compare, result)) {
       return -FiErrno.EINVAL;
     }
     TransportPeer peer = av.peer(destAddr);
@@ -1000,18 +997,31 @@ final class EngineEndpoint implements Endpoint {
   private static int checkOneBuffers(
       AtomicCell cell, MemorySegment buf, MemorySegment compare, MemorySegment result) {
     AtomicFamily family = cell.family();
-    int size = cell.size();
+    boolean usable =
+        buffersUsable(
+            cell.op() != FiOp.ATOMIC_READ,
+            family != AtomicFamily.BASE,
+            family == AtomicFamily.COMPARE,
+            cell.size(),
+            buf,
+            compare,
+            result);
+    return usable ? 0 : -FiErrno.EINVAL;
+  }
+
+  /** {@link #checkOneBuffers} for a call that reads an operand, fetches, compares as given. */
+  private static boolean buffersUsable(
+      boolean readsOperand,
+      boolean fetches,
+      boolean compares,
+      int size,
+      MemorySegment buf,
+      MemorySegment compare,
+      MemorySegment result) {
     Thread caller = Thread.currentThread();
-    if (cell.op() != FiOp.ATOMIC_READ && !LocalElements.readable(buf, size, caller)) {
-      return -FiErrno.EINVAL;
-    }
-    if (family != AtomicFamily.BASE && !LocalElements.writable(result, size, caller)) {
-      return -FiErrno.EINVAL;
-    }
-    if (family == AtomicFamily.COMPARE && !LocalElements.readable(compare, size, caller)) {
-      return -FiErrno.EINVAL;
-    }
-    return 0;
+    return (!readsOperand || LocalElements.readable(buf, size, caller))
+        && (!fetches || LocalElements.writable(result, size, caller))
+        && (!compares || LocalElements.readable(compare, size, caller));
   }
 
   /**
