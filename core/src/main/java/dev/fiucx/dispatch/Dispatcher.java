@@ -220,6 +220,61 @@ public final class Dispatcher {
     return TransportPeer.DONE;
   }
 
+  /** What {@link #runInPlace} returns when the element must go through its engine's steps. */
+  public static final int CONTENDED = 2;
+
+  /**
+   * A CAS_LOOP or REMOTE_LOCK element of a one-element call, carried out in place when its region
+   * (and for the lock, the peer's lock region) is mapped into this process and no element of its
+   * engine is in flight ({@link CasLoop#runMapped}, {@link RemoteLock#runMapped}): {@link
+   * TransportPeer#DONE}, a negative {@code fi_errno} (nothing changed), or {@link #CONTENDED}
+   * (nothing done: not mapped, an element in flight, a lost race or a held stripe).
+   *
+   * @param mapping the region's mapping ({@link TransportPeer#mapped}), or null
+   */
+  public int runInPlace(
+      AtomicCell cell,
+      TransportPeer peer,
+      RemoteRegion region,
+      MemorySegment mapping,
+      long offset,
+      RemoteRegion locks,
+      MemorySegment operand,
+      MemorySegment compare,
+      MemorySegment result) {
+    if (mapping == null) {
+      return CONTENDED;
+    }
+    boolean fetches = cell.family() != AtomicFamily.BASE;
+    boolean compares = cell.family() == AtomicFamily.COMPARE;
+    if (cell.mechanism() == Mechanism.REMOTE_LOCK) {
+      MemorySegment lockMapping = peer.mapped(locks);
+      if (lockMapping == null || !remoteLock.nothingInFlight()) {
+        return CONTENDED;
+      }
+      int rc =
+          remoteLock.runMapped(
+              cell,
+              region,
+              mapping,
+              offset,
+              lockMapping,
+              operand,
+              compares ? compare : null,
+              fetches ? result : null);
+      return rc == RemoteLock.CONTENDED ? CONTENDED : rc;
+    }
+    if (!casLoop.nothingInFlight()) {
+      return CONTENDED;
+    }
+    int size = cell.size();
+    long value = cell.op() == FiOp.ATOMIC_READ ? 0 : ElementSemantics.load(operand, 0, size);
+    long expected = compares ? ElementSemantics.load(compare, 0, size) : 0;
+    int rc =
+        casLoop.runMapped(cell, region, mapping, offset, value, expected, fetches ? result : null);
+    return rc == CasLoop.CONTENDED ? CONTENDED : rc;
+  }
+
   /** {@link #postOne} of a CAS_LOOP or REMOTE_LOCK cell: kept apart so the native path is short. */
   private int startOneEmulated(
       AtomicCell cell,
@@ -231,25 +286,14 @@ public final class Dispatcher {
       MemorySegment compare,
       MemorySegment result,
       int slot) {
+    int rc =
+        runInPlace(
+            cell, peer, region, peer.mapped(region), offset, locks, operand, compare, result);
+    if (rc != CONTENDED) {
+      return rc;
+    }
     boolean fetches = cell.family() != AtomicFamily.BASE;
     if (cell.mechanism() == Mechanism.REMOTE_LOCK) {
-      MemorySegment mapping = peer.mapped(region);
-      MemorySegment lockMapping = mapping == null ? null : peer.mapped(locks);
-      if (lockMapping != null && remoteLock.nothingInFlight()) {
-        int rc =
-            remoteLock.runMapped(
-                cell,
-                region,
-                mapping,
-                offset,
-                lockMapping,
-                operand,
-                cell.family() == AtomicFamily.COMPARE ? compare : null,
-                fetches ? result : null);
-        if (rc != RemoteLock.CONTENDED) {
-          return rc;
-        }
-      }
       if (!remoteLock.reserve(1)) {
         return -FiErrno.EAGAIN;
       }
@@ -271,15 +315,6 @@ public final class Dispatcher {
     long value = cell.op() == FiOp.ATOMIC_READ ? 0 : ElementSemantics.load(operand, 0, size);
     long expected =
         cell.family() == AtomicFamily.COMPARE ? ElementSemantics.load(compare, 0, size) : 0;
-    MemorySegment mapping = peer.mapped(region);
-    if (mapping != null && casLoop.nothingInFlight()) {
-      int rc =
-          casLoop.runMapped(
-              cell, region, mapping, offset, value, expected, fetches ? result : null);
-      if (rc != CasLoop.CONTENDED) {
-        return rc;
-      }
-    }
     if (!casLoop.reserve(1)) {
       return -FiErrno.EAGAIN;
     }

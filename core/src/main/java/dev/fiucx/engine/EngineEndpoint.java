@@ -12,6 +12,7 @@ import dev.fiucx.FiException;
 import dev.fiucx.FiFlags;
 import dev.fiucx.FiOp;
 import dev.fiucx.Ioc;
+import dev.fiucx.Mechanism;
 import dev.fiucx.MemoryRegion;
 import dev.fiucx.completion.CompletionCounter;
 import dev.fiucx.completion.CompletionRing;
@@ -881,7 +882,8 @@ final class EngineEndpoint implements Endpoint {
         || region.revoked()
         || offset < 0
         || offset > r.lastOffset
-        || (r.base + offset & r.alignmentMask) != 0) {
+        || (r.base + offset & r.alignmentMask) != 0
+        || r.locks != null && r.locks.revoked()) {
       return OFF_ROUTE;
     }
     boolean wantCompletion = flags == 0 && !selective;
@@ -889,21 +891,21 @@ final class EngineEndpoint implements Endpoint {
       return OFF_ROUTE;
     }
     long start = counts.start();
+    int rc;
     try {
-      long value = r.readsOperand ? ElementSemantics.load(buf, 0, size) : 0;
-      long old =
-          r.compares
-              ? MappedWords.compareSwap(
-                  mapping, offset, size, ElementSemantics.load(compare, 0, size), value)
-              : MappedWords.apply(mapping, offset, r.nativeOp, size, value);
-      if (r.fetches) {
-        ElementSemantics.store(result, 0, size, old);
-      }
+      rc =
+          r.mechanism == Mechanism.NATIVE
+              ? runNative(r, mapping, offset, buf, compare, result)
+              : dispatcher.runInPlace(
+                  r.cell, peer, region, mapping, offset, r.locks, buf, compare, result);
     } catch (RuntimeException e) {
+      rc = -FiErrno.EINVAL; // a buffer freed by a racing thread after its check: see thrown()
+    }
+    if (rc != TransportPeer.DONE) {
       if (wantCompletion) {
         cq.release();
       }
-      return -FiErrno.EINVAL; // a buffer freed by a racing thread after its check: see thrown()
+      return rc == Dispatcher.CONTENDED ? OFF_ROUTE : rc;
     }
     counts.doneAt(r.countIndex, start);
     if (wantCompletion) {
@@ -915,6 +917,27 @@ final class EngineEndpoint implements Endpoint {
     }
     Reference.reachabilityFence(result);
     return 0;
+  }
+
+  /** A native element on the route's mapping: the CPU atomic, its old value to the result. */
+  private static int runNative(
+      MappedRoute r,
+      MemorySegment mapping,
+      long offset,
+      MemorySegment buf,
+      MemorySegment compare,
+      MemorySegment result) {
+    int size = r.size;
+    long value = r.readsOperand ? ElementSemantics.load(buf, 0, size) : 0;
+    long old =
+        r.compares
+            ? MappedWords.compareSwap(
+                mapping, offset, size, ElementSemantics.load(compare, 0, size), value)
+            : MappedWords.apply(mapping, offset, r.nativeOp, size, value);
+    if (r.fetches) {
+      ElementSemantics.store(result, 0, size, old);
+    }
+    return TransportPeer.DONE;
   }
 
   /**
@@ -982,7 +1005,7 @@ final class EngineEndpoint implements Endpoint {
     }
     rc = startOne(cell, peer, region, offset, locks, buf, compare, result, context, wantCompletion);
     if (rc == 0 && peer.mapped(region) != null) {
-      route.remember(cell, destAddr, key, peer, region);
+      route.remember(cell, destAddr, key, peer, region, locks);
     }
     // an element done at once wrote its result during the post: the buffer stays reachable until
     // here, so an automatic arena's memory cannot be freed under the transport's write

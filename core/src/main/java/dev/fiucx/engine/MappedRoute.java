@@ -12,13 +12,15 @@ import dev.fiucx.spi.RemoteRegion;
 import dev.fiucx.spi.TransportPeer;
 
 /**
- * Where the endpoint's last one-element native call went when it ended as a CPU atomic on a region
- * mapped into this process: its cell, peer and region, with what the next call to the same place
- * needs from them kept in plain fields. A call with the same (family, op, datatype, address, key)
- * then checks only what can change between calls (its buffers, its offset, the peer still in the
- * address vector and alive, the region still mapped and not revoked) instead of looking the cell,
- * the peer and the region up again; anything else takes the general path, which remembers the route
- * again when it ends on a mapping. The posting thread's alone, like the last-region cache.
+ * Where the endpoint's last one-element call went when its region is mapped into this process (a
+ * native element is then a CPU atomic on the mapping; a CAS-loop or remote-lock element runs in
+ * place there when nothing of its engine is in flight): its cell, peer and region, with what the
+ * next call to the same place needs from them kept in plain fields. A call with the same (family,
+ * op, datatype, address, key) then checks only what can change between calls (its buffers, its
+ * offset, the peer still in the address vector and alive, the region still mapped and not revoked)
+ * instead of looking the cell, the peer and the region up again; anything else takes the general
+ * path, which remembers the route again when its region is mapped. The posting thread's alone, like
+ * the last-region cache.
  */
 final class MappedRoute {
   private AtomicFamily family;
@@ -27,8 +29,13 @@ final class MappedRoute {
   private long destAddr;
   private long key;
 
+  AtomicCell cell;
+  Mechanism mechanism;
   TransportPeer peer;
   RemoteRegion region;
+
+  /** The peer's lock region (REMOTE_LOCK cells), else null. */
+  RemoteRegion locks;
 
   /** The region's base: an address's offset under virtual addressing is the address minus this. */
   long base;
@@ -60,11 +67,25 @@ final class MappedRoute {
         && key == this.key;
   }
 
-  /** A one-element call on {@code cell} ended as a CPU atomic on {@code region}'s mapping. */
-  void remember(AtomicCell cell, long destAddr, long key, TransportPeer peer, RemoteRegion region) {
-    if (cell.mechanism() != Mechanism.NATIVE) {
-      return;
+  /**
+   * A one-element call on {@code cell} went to {@code region}, which is mapped into this process.
+   *
+   * @param locks the peer's lock region (REMOTE_LOCK cells), else ignored
+   */
+  void remember(
+      AtomicCell cell,
+      long destAddr,
+      long key,
+      TransportPeer peer,
+      RemoteRegion region,
+      RemoteRegion locks) {
+    if (cell.mechanism() == Mechanism.REMOTE_LOCK
+        && (locks == null || peer.mapped(locks) == null)) {
+      return; // the lock runs in place only on a mapped lock region
     }
+    this.cell = cell;
+    this.mechanism = cell.mechanism();
+    this.locks = mechanism == Mechanism.REMOTE_LOCK ? locks : null;
     this.family = cell.family();
     this.op = cell.op();
     this.datatype = cell.datatype();

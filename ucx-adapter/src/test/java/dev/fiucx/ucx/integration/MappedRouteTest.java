@@ -1,5 +1,6 @@
 package dev.fiucx.ucx.integration;
 
+import static java.lang.foreign.ValueLayout.JAVA_DOUBLE;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -120,6 +121,71 @@ class MappedRouteTest {
       assertEquals(-FiErrno.EADDRNOTAVAIL, fetchAdd.post(one, result, AT), "removed peer");
       assertEquals(9, word(target, AT));
     }
+  }
+
+  /**
+   * The same for emulated cells, which run in place on the mapping: fetch MIN INT64 (the CAS loop)
+   * and fetch SUM DOUBLE_COMPLEX (the remote lock), each a run of calls on one route, a bad call on
+   * the same route refused as the general path refuses it, and the run going on exactly.
+   */
+  @Test
+  void emulatedCallsOnTheLastRouteGiveExactlyWhatTheFirstPathGives() throws Exception {
+    try (RemoteTarget target = new RemoteTarget("ucx", "shm", LENGTH, false, false, List.of());
+        Initiator me = new Initiator("ucx", Initiator.manual("shm"));
+        Arena arena = Arena.ofConfined()) {
+      long peer = me.av.insert(target.address());
+      long key = target.key();
+      MemorySegment operand = arena.allocate(16, 16);
+      MemorySegment result = arena.allocate(16, 16);
+
+      long[] operands = {5, -3, 7, -10, 4};
+      long[] fetched = {0, 0, -3, -3, -10};
+      for (int i = 0; i < operands.length; i++) {
+        operand.set(JAVA_LONG, 0, operands[i]);
+        assertEquals(0, fetchMin(me, operand, result, peer, AT, key));
+        assertEquals(FiFlags.ATOMIC | FiFlags.READ, completionFlags(me));
+        assertEquals(fetched[i], result.get(JAVA_LONG, 0), "MIN call " + i);
+      }
+      assertEquals(-FiErrno.EINVAL, fetchMin(me, operand, result, peer, AT + 4, key));
+      assertEquals(-FiErrno.EFAULT, fetchMin(me, operand, result, peer, LENGTH, key));
+      assertEquals(-FiErrno.EINVAL, fetchMin(me, operand, result.asReadOnly(), peer, AT, key));
+      operand.set(JAVA_LONG, 0, -11);
+      assertEquals(0, fetchMin(me, operand, result, peer, AT, key));
+      assertEquals(FiFlags.ATOMIC | FiFlags.READ, completionFlags(me));
+      assertEquals(-10, result.get(JAVA_LONG, 0));
+      assertEquals(-11, word(target, AT));
+
+      long at = 128;
+      operand.set(JAVA_DOUBLE, 0, 1.5);
+      operand.set(JAVA_DOUBLE, 8, 2.0);
+      for (int i = 0; i < 3; i++) {
+        assertEquals(0, fetchComplexSum(me, operand, result, peer, at, key));
+        assertEquals(FiFlags.ATOMIC | FiFlags.READ, completionFlags(me));
+        assertEquals(1.5 * i, result.get(JAVA_DOUBLE, 0), "real part before call " + i);
+        assertEquals(2.0 * i, result.get(JAVA_DOUBLE, 8), "imaginary part before call " + i);
+      }
+      assertEquals(-FiErrno.EINVAL, fetchComplexSum(me, operand, result, peer, at + 4, key));
+      assertEquals(-FiErrno.EFAULT, fetchComplexSum(me, operand, result, peer, LENGTH - 8, key));
+      assertEquals(0, fetchComplexSum(me, operand, result, peer, at, key));
+      assertEquals(FiFlags.ATOMIC | FiFlags.READ, completionFlags(me));
+      assertEquals(4.5, result.get(JAVA_DOUBLE, 0));
+      assertEquals(6.0, result.get(JAVA_DOUBLE, 8));
+      assertEquals(Double.doubleToLongBits(6.0), word(target, at));
+      assertEquals(Double.doubleToLongBits(8.0), word(target, at + 8));
+      assertEquals(-FiErrno.EAGAIN, me.cq.read(new CqEntry[] {new CqEntry()}, 1), "no entry");
+    }
+  }
+
+  private static int fetchMin(
+      Initiator me, MemorySegment operand, MemorySegment result, long peer, long addr, long key) {
+    return me.ep.fetchAtomic(
+        operand, 1, null, result, null, peer, addr, key, FiDatatype.INT64, FiOp.MIN, null);
+  }
+
+  private static int fetchComplexSum(
+      Initiator me, MemorySegment operand, MemorySegment result, long peer, long addr, long key) {
+    return me.ep.fetchAtomic(
+        operand, 1, null, result, null, peer, addr, key, FiDatatype.DOUBLE_COMPLEX, FiOp.SUM, null);
   }
 
   @FunctionalInterface
