@@ -96,8 +96,7 @@ public final class OperationCounts {
 
   /** {@link #done} for the cell whose {@link #index} is {@code c}. */
   public void doneAt(int c, long start) {
-    poster.add(Side.cellAt(c, true), 1);
-    poster.add(Side.cellAt(c, true) + 1, 1);
+    poster.add(Side.cellAt(c, true), 1); // one element: nothing beyond the operation's own
     record(c, start);
   }
 
@@ -130,7 +129,10 @@ public final class OperationCounts {
     int c = slotCell[slot];
     int at = Side.cellAt(c, status == 0);
     side.add(at, 1);
-    side.add(at + 1, slotElements[slot]);
+    long elements = slotElements[slot];
+    if (elements != 1) {
+      side.add(at + 1, elements - 1);
+    }
     side.add(Side.FINISHED, 1);
     if (status != 0) {
       side.add(Side.completionErrorAt(-status), 1);
@@ -147,7 +149,8 @@ public final class OperationCounts {
 
   /** Elements of those operations. */
   public long elements(int cell, boolean ok) {
-    return sum(Side.cellAt(cell, ok) + 1);
+    int at = Side.cellAt(cell, ok);
+    return sum(at) + sum(at + 1);
   }
 
   /** Calls refused with {@code -errno}. */
@@ -180,7 +183,10 @@ public final class OperationCounts {
 
     private final long[] counts = new long[LENGTH];
 
-    /** Operations of {@code cell} by outcome; the elements are at the next index. */
+    /**
+     * Operations of {@code cell} by outcome; at the next index, their elements beyond one each (so
+     * that a one-element operation, the common case, moves one count, not two).
+     */
     static int cellAt(int cell, boolean ok) {
       return CELLS_AT + cell * 4 + (ok ? 0 : 2);
     }
