@@ -29,14 +29,17 @@ class OperationCountsTest {
     c.finished(3, 0, false); // by progress
     c.finished(4, -FiErrno.EIO, true); // by the poster
     assertEquals(1, c.outstanding());
+    assertEquals(6, c.elements(CELL, true), "done at once: 1, slot 3: 5");
     c.opened(6, FETCH_SUM, 9, 0);
     c.cancelled(); // the call was refused after all
     assertEquals(-FiErrno.EFAULT, c.refused(-FiErrno.EFAULT));
     assertEquals(0, c.refused(0));
     assertEquals(1, c.outstanding());
 
-    assertEquals(2, c.operations(CELL, true));
-    assertEquals(6, c.elements(CELL, true));
+    c.finished(5, 0, false); // one element, through a slot
+    assertEquals(0, c.outstanding());
+    assertEquals(3, c.operations(CELL, true));
+    assertEquals(7, c.elements(CELL, true));
     assertEquals(1, c.operations(CELL, false));
     assertEquals(2, c.elements(CELL, false));
     assertEquals(1, c.completionErrors(FiErrno.EIO));
