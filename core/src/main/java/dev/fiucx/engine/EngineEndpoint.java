@@ -907,16 +907,30 @@ final class EngineEndpoint implements Endpoint {
       }
       return rc == Dispatcher.CONTENDED ? OFF_ROUTE : rc;
     }
-    counts.doneAt(r.countIndex, start);
+    doneAtOnce(r.countIndex, start, wantCompletion, context, r.cqFlags, r.fetches);
+    Reference.reachabilityFence(result);
+    return 0;
+  }
+
+  /**
+   * An element done in its call: counted, its completion written (when wanted) and its counter
+   * bumped. The route's and {@link #startOne}'s.
+   */
+  private void doneAtOnce(
+      int countIndex,
+      long start,
+      boolean wantCompletion,
+      Object context,
+      long cqFlags,
+      boolean reads) {
+    counts.doneAt(countIndex, start);
     if (wantCompletion) {
-      cq.complete(context, r.cqFlags, 0);
+      cq.complete(context, cqFlags, 0);
     }
-    CompletionCounter counter = r.fetches ? readCounter : writeCounter;
+    CompletionCounter counter = reads ? readCounter : writeCounter;
     if (counter != null) {
       counter.increment();
     }
-    Reference.reachabilityFence(result);
-    return 0;
   }
 
   /** A native element on the route's mapping: the CPU atomic, its old value to the result. */
@@ -1106,13 +1120,13 @@ final class EngineEndpoint implements Endpoint {
       domain.wakeProgress();
       return 0;
     }
-    counts.done(cell, start);
-    if (wantCompletion) {
-      cq.complete(context, cqFlags, 0);
-    }
-    if (counter != null) {
-      counter.increment();
-    }
+    doneAtOnce(
+        OperationCounts.index(cell.family(), cell.op(), cell.datatype()),
+        start,
+        wantCompletion,
+        context,
+        cqFlags,
+        reads);
     return 0;
   }
 
