@@ -155,8 +155,9 @@ public final class BenchCommand implements Callable<Integer> {
       paramLabel = "spin|auto",
       defaultValue = "spin",
       description =
-          "--server's progress: spin (a loop of its own while a run is on, as ucx_perftest's"
-              + " server) or auto (the domain's progress thread) (default ${DEFAULT-VALUE})")
+          "the target's progress (--server's, or the target bench starts itself): spin (a loop"
+              + " of its own while a run is on, as ucx_perftest's server) or auto (the domain's"
+              + " progress thread, which sleeps while no peer needs it) (default ${DEFAULT-VALUE})")
   String serverProgress;
 
   @Option(
@@ -297,8 +298,16 @@ public final class BenchCommand implements Callable<Integer> {
         throw new BenchUsageException("--region names a serve's region: it needs --connect");
       }
       checkFetched(cfg, outputs);
+      boolean targetSpins = spins(serverProgress);
+      if (connect != null
+          && spec != null
+          && spec.commandLine().getParseResult().hasMatchedOption("--server-progress")) {
+        throw new BenchUsageException(
+            "--server-progress is the target's: give it to the --server side, not with --connect");
+      }
       BenchSession session =
           new BenchSession(cfg, outputs, System.out, System.err)
+              .targetSpins(targetSpins)
               .withMetrics(bind, metricsPort, metricsLatency, metricsLinger)
               .writeFetched(fetched);
       if (region != null) {
@@ -459,6 +468,17 @@ public final class BenchCommand implements Callable<Integer> {
     }
   }
 
+  /** Whether the target spins ({@code --server-progress spin}) or leaves it to auto progress. */
+  private static boolean spins(String serverProgress) {
+    return switch (serverProgress.trim().toLowerCase(Locale.ROOT)) {
+      case "spin" -> true;
+      case "auto" -> false;
+      default ->
+          throw new BenchUsageException(
+              "--server-progress is spin or auto, not '" + serverProgress + "'");
+    };
+  }
+
   private int serve() throws IOException {
     if (connect != null) {
       throw new BenchUsageException("--server and --connect: one side at a time");
@@ -467,14 +487,7 @@ public final class BenchCommand implements Callable<Integer> {
     if (p < 0 || p > 65535) {
       throw new BenchUsageException("--port is 0 .. 65535: " + p);
     }
-    boolean spin =
-        switch (serverProgress.trim().toLowerCase(Locale.ROOT)) {
-          case "spin" -> true;
-          case "auto" -> false;
-          default ->
-              throw new BenchUsageException(
-                  "--server-progress is spin or auto, not '" + serverProgress + "'");
-        };
+    boolean spin = spins(serverProgress);
     try (ServerSocket socket = new ServerSocket()) {
       socket.setReuseAddress(true);
       socket.bind(new InetSocketAddress(bind, p));

@@ -34,8 +34,18 @@ final class BenchSession {
   }
 
   private String serveRegion;
+  private boolean targetSpins = true;
   private boolean transportGiven = true;
   private Path fetchedFile;
+
+  /**
+   * How the target bench starts itself progresses: in a loop of its own while a run is on ({@code
+   * --server-progress spin}, the default) or by its domain's automatic progress.
+   */
+  BenchSession targetSpins(boolean spins) {
+    this.targetSpins = spins;
+    return this;
+  }
 
   /**
    * Runs against the region {@code name} of a {@code fiucx serve} (instead of a bench target);
@@ -129,7 +139,7 @@ final class BenchSession {
         metrics.show(cfg.family(), cfg.op(), cfg.datatype());
       }
       ServerProcess started =
-          host == null ? new ServerProcess(cfg.transport(), List.of(), err) : null;
+          host == null ? new ServerProcess(cfg.transport(), targetSpins, List.of(), err) : null;
       try (started;
           BenchTarget link =
               serve != null
@@ -152,6 +162,7 @@ final class BenchSession {
                 target,
                 started != null,
                 serve == null ? null : serve.regionName(),
+                started == null ? null : targetSpins ? "spin" : "auto",
                 attr,
                 path,
                 initiator.domain().describe(),
@@ -192,6 +203,7 @@ final class BenchSession {
             facts.target(),
             facts.targetStarted(),
             facts.servedRegion(),
+            facts.targetProgress(),
             facts.attr(),
             facts.path(),
             initiator.domain().describe(),

@@ -91,6 +91,7 @@ final class JsonReport {
     in.put("target", facts.target());
     in.put("target_started_by_bench", facts.targetStarted());
     in.put("target_serve_region", facts.servedRegion());
+    in.put("target_progress", facts.targetProgress());
     return in;
   }
 

@@ -12,6 +12,8 @@ import java.util.Map;
  * @param target {@code host:port} of the bench target
  * @param targetStarted true when bench started the target itself
  * @param servedRegion the region's name when the target is a {@code fiucx serve}, else null
+ * @param targetProgress how a target bench started progresses ({@code spin} or {@code auto}), else
+ *     null (a target started apart progresses as it was told there)
  * @param attr the cell as {@code queryAtomic} answers it
  * @param path the path the calls take ({@code Endpoint.atomicPath}: {@code mapped} or {@code ucp})
  * @param domain {@code Domain.describe()} of the (first) initiator domain, after connecting
@@ -20,6 +22,7 @@ record RunFacts(
     String target,
     boolean targetStarted,
     String servedRegion,
+    String targetProgress,
     AtomicAttr attr,
     String path,
     Map<String, String> domain,

@@ -24,9 +24,15 @@ final class ServerProcess implements AutoCloseable {
   private final String host;
   private final int port;
 
-  ServerProcess(String transport, List<String> jvmOptions, PrintStream log) throws IOException {
+  /**
+   * @param spins the target progresses in a loop of its own while a run is on ({@code
+   *     --server-progress spin}), else by its domain's automatic progress
+   */
+  ServerProcess(String transport, boolean spins, List<String> jvmOptions, PrintStream log)
+      throws IOException {
     List<String> args = new ArrayList<>(List.of("--server", "--port", "0", "--bind", "127.0.0.1"));
     args.addAll(List.of("--transport", transport, "--parent-watch"));
+    args.addAll(List.of("--server-progress", spins ? "spin" : "auto"));
     List<String> cmd = JavaCommand.of(List.of(), BenchCommand.class, args.toArray(String[]::new));
     cmd.addAll(1, jvmOptions);
     ProcessBuilder builder = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT);

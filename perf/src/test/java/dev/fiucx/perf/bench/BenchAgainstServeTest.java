@@ -127,7 +127,8 @@ class BenchAgainstServeTest {
       assertEquals(2, r.exit());
       assertTrue(r.err().contains("--fetched keeps one run of -n calls"), r.err());
     }
-    try (ServerProcess bench = new ServerProcess("shm", List.of(), new PrintStream(System.err))) {
+    try (ServerProcess bench =
+        new ServerProcess("shm", true, List.of(), new PrintStream(System.err))) {
       BenchCli.Run r =
           BenchCli.run(
               "bench", "--connect", bench.host() + ":" + bench.port(), "--region", "counter");

@@ -148,6 +148,8 @@ class BenchOptionsTest {
         "--duration soon",
         "--connect nohost",
         "--connect host:99999",
+        "--server-progress fast",
+        "--connect 127.0.0.1:13340 --server-progress auto",
         "--port 5",
         "--metrics-port 70000",
         "--metrics-port -1",

@@ -21,7 +21,8 @@ class BenchRolesTest {
   @Test
   void connectRunsAgainstAServerStartedApart() throws Exception {
     Path json = dir.resolve("connect.json");
-    try (ServerProcess server = new ServerProcess("shm", List.of(), new PrintStream(System.err))) {
+    try (ServerProcess server =
+        new ServerProcess("shm", true, List.of(), new PrintStream(System.err))) {
       BenchCli.Run r =
           BenchCli.run(
               "bench",

@@ -143,10 +143,40 @@ class BenchRunTest {
     assertEquals("ucp", root.get("cell").get("path").asText());
     assertEquals("manual", root.get("inputs").get("progress").asText());
     assertEquals("domain", root.get("inputs").get("threading").asText());
+    assertEquals("spin", root.get("inputs").get("target_progress").asText());
     assertTrue(root.get("ucx").get("lanes").toString().contains("tcp"), root.toString());
     assertConsistent(root.get("results"), 2, 200, 1);
     assertEquals("round_trip", root.get("results").get("latency_ns").get("kind").asText());
     assertTrue(root.get("target_check").get("ok").asBoolean());
+  }
+
+  /**
+   * A target whose domain progresses by itself (it sleeps while no peer needs it) still serves
+   * tcp's software atomics: every element ends exact.
+   */
+  @Test
+  void tcpRunAgainstATargetOnAutomaticProgress() throws Exception {
+    Path json = dir.resolve("tcp-auto.json");
+    BenchCli.Run r =
+        BenchCli.run(
+            "bench",
+            "--transport",
+            "tcp",
+            "--server-progress",
+            "auto",
+            "-O",
+            "8",
+            "-n",
+            "400",
+            "-w",
+            "40",
+            "--json",
+            json.toString());
+    assertEquals(0, r.exit(), r.err());
+    JsonNode root = json(json);
+    assertEquals("auto", root.get("inputs").get("target_progress").asText());
+    assertConsistent(root.get("results"), 1, 400, 1);
+    assertTrue(root.get("target_check").get("ok").asBoolean(), root.toString());
   }
 
   @Test
