@@ -24,6 +24,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -268,6 +269,79 @@ class ServeConnectTest {
     FiException bad =
         assertThrows(FiException.class, () -> Fabric.connect("nohost", DomainAttr.defaults()));
     assertEquals(FiErrno.EINVAL, bad.errno());
+  }
+
+  /**
+   * Posts racing a server's close over tcp, where the target's UCX applies each atomic to its
+   * memory itself: two threads of one connection (automatic progress, so a REVOKE is handled while
+   * they post) take tickets until refused while the server closes, five times. A post that looked
+   * at the key just before the REVOKE was handled must reach the target before the acknowledgement:
+   * one once arrived after it, and the target's UCX wrote memory already unmapped (SIGSEGV in
+   * ucp_atomic_req_handler). Every ticket is unique and each thread's first refusal is the key's.
+   */
+  @Test
+  void postsRacingAServersCloseReachItBeforeItsMemoryGoes() throws Exception {
+    int threads = 2;
+    for (int round = 0; round < 5; round++) {
+      Server server = serve("tcp");
+      try (Connection c = Fabric.connect("127.0.0.1:" + server.port(), DomainAttr.defaults())) {
+        List<List<Long>> tickets = new ArrayList<>();
+        long[] refusal = new long[threads];
+        CountDownLatch taking = new CountDownLatch(threads);
+        List<Thread> workers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+          List<Long> mine = new ArrayList<>();
+          tickets.add(mine);
+          int me = t;
+          workers.add(
+              Thread.ofPlatform()
+                  .start(
+                      () -> {
+                        try (ConnectedEndpoint ep = c.openEndpoint(16);
+                            Arena arena = Arena.ofConfined()) {
+                          PeerRegion counter = c.region("counter");
+                          MemorySegment one = arena.allocate(JAVA_LONG);
+                          one.set(JAVA_LONG, 0, 1);
+                          MemorySegment result = arena.allocate(JAVA_LONG);
+                          long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                          while (System.nanoTime() < deadline) {
+                            long rc = fetchAdd(ep, counter, 0, one, result);
+                            if (rc < 0) {
+                              refusal[me] = rc;
+                              break;
+                            }
+                            if (mine.isEmpty()) {
+                              taking.countDown();
+                            }
+                            mine.add(rc);
+                          }
+                        }
+                      }));
+        }
+        assertTrue(taking.await(10, TimeUnit.SECONDS), "the threads took no ticket in 10 s");
+        Thread closer = Thread.ofPlatform().start(server::close);
+        for (Thread w : workers) {
+          w.join(TimeUnit.SECONDS.toMillis(30));
+          assertTrue(!w.isAlive(), "a thread still posts 30 s after the close began");
+        }
+        closer.join(10_000);
+        assertTrue(!closer.isAlive(), "the server's close took more than 10 s");
+        for (long rc : refusal) {
+          assertEquals(-FiErrno.EKEYREJECTED, rc, FiErrno.errorString((int) -rc));
+        }
+        long total = tickets.stream().mapToLong(List::size).sum();
+        boolean[] seen = new boolean[(int) total];
+        for (List<Long> mine : tickets) {
+          for (long v : mine) {
+            assertTrue(v >= 0 && v < total, "ticket " + v + " outside 0.." + (total - 1));
+            assertTrue(!seen[(int) v], "ticket " + v + " seen twice");
+            seen[(int) v] = true;
+          }
+        }
+      } finally {
+        server.close();
+      }
+    }
   }
 
   @ParameterizedTest
