@@ -22,11 +22,13 @@ import dev.fiucx.Server;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -79,6 +81,17 @@ class ServeConnectTest {
       return -err.err;
     }
     return rc == 1 ? result.get(JAVA_LONG, 0) : rc;
+  }
+
+  /** {@code tickets} are 0 .. {@code total - 1}, each once. */
+  static void assertEachTicketOnce(LongStream tickets, long total) {
+    boolean[] seen = new boolean[(int) total];
+    tickets.forEach(
+        v -> {
+          assertTrue(v >= 0 && v < total, "ticket " + v + " outside 0.." + (total - 1));
+          assertTrue(!seen[(int) v], "ticket " + v + " seen twice");
+          seen[(int) v] = true;
+        });
   }
 
   /** The README's example, line for line: one ticket from a served counter. */
@@ -169,14 +182,7 @@ class ServeConnectTest {
       }
       assertEquals(0, failures.get());
       long total = (long) connections * threads * perThread;
-      boolean[] seen = new boolean[(int) total];
-      for (long[] mine : tickets) {
-        for (long v : mine) {
-          assertTrue(v >= 0 && v < total, "ticket " + v + " outside 0.." + (total - 1));
-          assertTrue(!seen[(int) v], "ticket " + v + " seen twice");
-          seen[(int) v] = true;
-        }
-      }
+      assertEachTicketOnce(Arrays.stream(tickets).flatMapToLong(Arrays::stream), total);
       assertEquals(total, server.memory("counter").get(JAVA_LONG, 0));
     }
   }
@@ -329,15 +335,9 @@ class ServeConnectTest {
         for (long rc : refusal) {
           assertEquals(-FiErrno.EKEYREJECTED, rc, FiErrno.errorString((int) -rc));
         }
-        long total = tickets.stream().mapToLong(List::size).sum();
-        boolean[] seen = new boolean[(int) total];
-        for (List<Long> mine : tickets) {
-          for (long v : mine) {
-            assertTrue(v >= 0 && v < total, "ticket " + v + " outside 0.." + (total - 1));
-            assertTrue(!seen[(int) v], "ticket " + v + " seen twice");
-            seen[(int) v] = true;
-          }
-        }
+        assertEachTicketOnce(
+            tickets.stream().flatMap(List::stream).mapToLong(Long::longValue),
+            tickets.stream().mapToLong(List::size).sum());
       } finally {
         server.close();
       }
