@@ -83,6 +83,35 @@ class ServeConnectTest {
     return rc == 1 ? result.get(JAVA_LONG, 0) : rc;
   }
 
+  /**
+   * One thread's way to take tickets: an endpoint of {@code c} of its own, and the operand (1) and
+   * result buffer of a fetch SUM on the counter's first element.
+   */
+  static final class TicketTaker implements AutoCloseable {
+    private final ConnectedEndpoint ep;
+    private final Arena arena = Arena.ofConfined();
+    private final PeerRegion counter;
+    private final MemorySegment one = arena.allocate(JAVA_LONG);
+    private final MemorySegment result = arena.allocate(JAVA_LONG);
+
+    TicketTaker(Connection c) {
+      ep = c.openEndpoint(16);
+      counter = c.region("counter");
+      one.set(JAVA_LONG, 0, 1);
+    }
+
+    /** The next ticket (the counter before this call's add), or -errno. */
+    long take() {
+      return fetchAdd(ep, counter, 0, one, result);
+    }
+
+    @Override
+    public void close() {
+      ep.close();
+      arena.close();
+    }
+  }
+
   /** {@code tickets} are 0 .. {@code total - 1}, each once. */
   static void assertEachTicketOnce(LongStream tickets, long total) {
     boolean[] seen = new boolean[(int) total];
@@ -158,14 +187,9 @@ class ServeConnectTest {
               Thread.ofPlatform()
                   .start(
                       () -> {
-                        try (ConnectedEndpoint ep = c.openEndpoint(16);
-                            Arena arena = Arena.ofConfined()) {
-                          PeerRegion counter = c.region("counter");
-                          MemorySegment one = arena.allocate(JAVA_LONG);
-                          one.set(JAVA_LONG, 0, 1);
-                          MemorySegment result = arena.allocate(JAVA_LONG);
+                        try (TicketTaker taker = new TicketTaker(c)) {
                           for (int i = 0; i < mine.length; i++) {
-                            mine[i] = fetchAdd(ep, counter, 0, one, result);
+                            mine[i] = taker.take();
                           }
                         } catch (RuntimeException e) {
                           failures.incrementAndGet();
@@ -303,15 +327,10 @@ class ServeConnectTest {
               Thread.ofPlatform()
                   .start(
                       () -> {
-                        try (ConnectedEndpoint ep = c.openEndpoint(16);
-                            Arena arena = Arena.ofConfined()) {
-                          PeerRegion counter = c.region("counter");
-                          MemorySegment one = arena.allocate(JAVA_LONG);
-                          one.set(JAVA_LONG, 0, 1);
-                          MemorySegment result = arena.allocate(JAVA_LONG);
+                        try (TicketTaker taker = new TicketTaker(c)) {
                           long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
                           while (System.nanoTime() < deadline) {
-                            long rc = fetchAdd(ep, counter, 0, one, result);
+                            long rc = taker.take();
                             if (rc < 0) {
                               refusal[me] = rc;
                               break;
@@ -349,18 +368,13 @@ class ServeConnectTest {
   void initiatorsGetAnErrnoNotAHangWhenTheServerCloses(String transport) throws Exception {
     Server server = serve(transport);
     try (Connection c = Fabric.connect("127.0.0.1:" + server.port(), DomainAttr.defaults());
-        ConnectedEndpoint ep = c.openEndpoint(16);
-        Arena arena = Arena.ofConfined()) {
-      PeerRegion counter = c.region("counter");
-      MemorySegment one = arena.allocate(JAVA_LONG);
-      one.set(JAVA_LONG, 0, 1);
-      MemorySegment result = arena.allocate(JAVA_LONG);
-      assertEquals(0, fetchAdd(ep, counter, 0, one, result));
+        TicketTaker taker = new TicketTaker(c)) {
+      assertEquals(0, taker.take());
       Thread closer = Thread.ofPlatform().start(server::close);
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
       long rc = 0;
       while (rc >= 0 && System.nanoTime() < deadline) {
-        rc = fetchAdd(ep, counter, 0, one, result);
+        rc = taker.take();
       }
       closer.join(10_000);
       assertTrue(!closer.isAlive(), "the server's close took more than 10 s");
@@ -370,7 +384,7 @@ class ServeConnectTest {
       assertEquals(-FiErrno.EKEYREJECTED, rc, FiErrno.errorString(-rc));
       // later calls: the key again, or, once tcp's failure detection has seen the domain go, the
       // peer's reset
-      long later = fetchAdd(ep, counter, 0, one, result);
+      long later = taker.take();
       assertTrue(
           later == -FiErrno.EKEYREJECTED
               || (transport.equals("tcp") && later == -FiErrno.ECONNRESET),
