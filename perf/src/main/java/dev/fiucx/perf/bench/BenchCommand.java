@@ -207,7 +207,7 @@ public final class BenchCommand implements Callable<Integer> {
       converter = DurationConverter.class,
       description =
           "with --metrics-port: before and after the run, serve /metrics with nothing running"
-              + " until a scraper has fetched it, at most this long (30s, 500ms), so that a"
+              + " until a scraper has fetched it twice, at most this long (30s, 500ms), so that a"
               + " scraper sees the counts before and after a short or CPU-bound run")
   Duration metricsLinger;
 
