@@ -67,6 +67,14 @@ final class EngineAddressVector implements AddressVector {
     }
   }
 
+  /**
+   * The peers by {@code fi_addr} as one array, which an insert or a remove replaces and never
+   * changes: while a caller still reads the same array, every address still names the same peer.
+   */
+  Object table() {
+    return table;
+  }
+
   /** The peer at {@code fiAddr}, or null. Allocation-free. */
   TransportPeer peer(long fiAddr) {
     TransportPeer[] t = table;

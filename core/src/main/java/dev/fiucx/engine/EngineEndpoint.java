@@ -874,9 +874,10 @@ final class EngineEndpoint implements Endpoint {
     if (!buffersUsable(r.readsOperand, r.fetches, r.compares, size, buf, compare, result)) {
       return -FiErrno.EINVAL;
     }
-    TransportPeer peer = av.peer(destAddr);
+    TransportPeer peer = r.peer;
     RemoteRegion region = r.region;
-    MemorySegment mapping = peer == r.peer ? peer.mapped(region) : null;
+    // the same table: the same peer at this address (a lookup less on the call's load chain)
+    MemorySegment mapping = av.table() == r.peers ? peer.mapped(region) : null;
     long offset = virtualAddressing ? addr - r.base : addr;
     if (mapping == null
         || region.revoked()
@@ -979,6 +980,7 @@ final class EngineEndpoint implements Endpoint {
     if (rc < 0) {
       return rc;
     }
+    Object peers = av.table(); // before the lookup: a route made now must not outlive this peer
     TransportPeer peer = av.peer(destAddr);
     if (peer == null) {
       return -FiErrno.EADDRNOTAVAIL;
@@ -1019,7 +1021,7 @@ final class EngineEndpoint implements Endpoint {
     }
     rc = startOne(cell, peer, region, offset, locks, buf, compare, result, context, wantCompletion);
     if (rc == 0 && peer.mapped(region) != null) {
-      route.remember(cell, destAddr, key, peer, region, locks);
+      route.remember(cell, destAddr, key, peers, peer, region, locks);
     }
     // an element done at once wrote its result during the post: the buffer stays reachable until
     // here, so an automatic arena's memory cannot be freed under the transport's write

@@ -29,6 +29,9 @@ final class MappedRoute {
   private long destAddr;
   private long key;
 
+  /** The address vector's table when the route was made: while it is the same, so is the peer. */
+  Object peers;
+
   AtomicCell cell;
   Mechanism mechanism;
   TransportPeer peer;
@@ -70,12 +73,14 @@ final class MappedRoute {
   /**
    * A one-element call on {@code cell} went to {@code region}, which is mapped into this process.
    *
+   * @param peers the address vector's table, read before {@code peer} was looked up in it
    * @param locks the peer's lock region (REMOTE_LOCK cells), else ignored
    */
   void remember(
       AtomicCell cell,
       long destAddr,
       long key,
+      Object peers,
       TransportPeer peer,
       RemoteRegion region,
       RemoteRegion locks) {
@@ -91,6 +96,7 @@ final class MappedRoute {
     this.datatype = cell.datatype();
     this.destAddr = destAddr;
     this.key = key;
+    this.peers = peers;
     this.peer = peer;
     this.region = region;
     this.base = region.base();

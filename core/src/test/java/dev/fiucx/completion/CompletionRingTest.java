@@ -57,6 +57,36 @@ class CompletionRingTest {
   }
 
   @Test
+  void oneEntryReadsOfAOneThreadQueueComeInOrderFreeTheirRoomAndProgressEvery64th() {
+    AtomicInteger progressed = new AtomicInteger();
+    CompletionRing cq =
+        new CompletionRing(
+            4, () -> progressed.incrementAndGet(), CompletionRing.Producers.ONE_THREAD);
+    CqEntry[] one = entries(1);
+    for (int i = 0; i < 200; i++) {
+      assertTrue(cq.reserve());
+      assertTrue(cq.reserve());
+      cq.complete("call " + i, FiFlags.ATOMIC | FiFlags.READ, i);
+      cq.complete(null, FiFlags.ATOMIC | FiFlags.WRITE, 0);
+      assertEquals(1, cq.read(one, 1));
+      assertEquals("call " + i, one[0].opContext);
+      assertEquals(FiFlags.ATOMIC | FiFlags.READ, one[0].flags);
+      assertEquals(i, one[0].len);
+      assertEquals(1, cq.read(one, 1));
+      assertEquals(null, one[0].opContext);
+      assertEquals(FiFlags.ATOMIC | FiFlags.WRITE, one[0].flags);
+      assertEquals(0, one[0].len);
+    }
+    // 400 reads, each finding an entry: the 64th, 128th, ... 384th progressed all the same
+    assertEquals(6, progressed.get());
+    for (int i = 0; i < 4; i++) {
+      assertTrue(cq.reserve(), "every read gave its room back");
+    }
+    assertFalse(cq.reserve());
+    assertEquals(-FiErrno.EAGAIN, cq.read(new CqEntry[0], 1), "no entry to fill: nothing taken");
+  }
+
+  @Test
   void anErrorIsSignalledByEavailAndReadWithReadErr() {
     CompletionRing cq = new CompletionRing(4, () -> 0);
     assertTrue(cq.reserve());
