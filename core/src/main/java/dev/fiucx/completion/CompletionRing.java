@@ -81,7 +81,11 @@ public final class CompletionRing implements CompletionQueue {
     final long[] flags;
     final long[] lengths;
 
-    /** Per slot: the position whose entry it holds, plus one, once that entry is readable. */
+    /**
+     * Per slot: the position whose entry it holds, plus one, once that entry is readable; null for
+     * a lane one thread at a time writes and reads, whose readable entries are those before the
+     * tail (a store less per entry, and the next call's atomic waits for one store less).
+     */
     final long[] published;
 
     final int mask;
@@ -101,11 +105,11 @@ public final class CompletionRing implements CompletionQueue {
     @SuppressWarnings("unused")
     private long p21, p22, p23, p24, p25, p26, p27;
 
-    Lane(int capacity) {
+    Lane(int capacity, boolean oneThread) {
       contexts = new Object[capacity];
       flags = new long[capacity];
       lengths = new long[capacity];
-      published = new long[capacity];
+      published = oneThread ? null : new long[capacity];
       mask = capacity - 1;
     }
 
@@ -122,7 +126,9 @@ public final class CompletionRing implements CompletionQueue {
       contexts[i] = context;
       flags[i] = opFlags;
       lengths[i] = len;
-      PUBLISHED.setRelease(published, i, t + 1);
+      if (published != null) {
+        PUBLISHED.setRelease(published, i, t + 1);
+      }
     }
 
     /**
@@ -131,10 +137,10 @@ public final class CompletionRing implements CompletionQueue {
      */
     boolean takeOne(CqEntry e) {
       long h = head;
-      int i = (int) (h & mask);
-      if (published[i] != h + 1) {
+      if (h == tail) {
         return false;
       }
+      int i = (int) (h & mask);
       e.opContext = contexts[i];
       e.flags = flags[i];
       e.len = lengths[i];
@@ -154,7 +160,10 @@ public final class CompletionRing implements CompletionQueue {
       while (n < limit) {
         int i = (int) ((h + n) & mask);
         CqEntry e = entries[from + n];
-        if (e == null || (long) PUBLISHED.getAcquire(published, i) != h + n + 1) {
+        if (e == null
+            || (published == null
+                ? h + n == tail
+                : (long) PUBLISHED.getAcquire(published, i) != h + n + 1)) {
           break;
         }
         e.opContext = contexts[i];
@@ -236,8 +245,8 @@ public final class CompletionRing implements CompletionQueue {
   public CompletionRing(int size, Progress progress, Producers producers, CallGuard guard) {
     this.guard = guard;
     this.capacity = Integer.highestOneBit(Math.max(2, size) - 1) << 1;
-    this.direct = new Lane(capacity);
-    this.progressed = producers == Producers.ONE_POSTER ? new Lane(capacity) : null;
+    this.direct = new Lane(capacity, producers == Producers.ONE_THREAD);
+    this.progressed = producers == Producers.ONE_POSTER ? new Lane(capacity, false) : null;
     this.progress = progress;
     this.producers = producers;
   }
