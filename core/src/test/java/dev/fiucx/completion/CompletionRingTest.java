@@ -2,6 +2,7 @@ package dev.fiucx.completion;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,6 +11,7 @@ import dev.fiucx.CqEntry;
 import dev.fiucx.CqErrEntry;
 import dev.fiucx.FiErrno;
 import dev.fiucx.FiFlags;
+import java.lang.ref.WeakReference;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -84,6 +86,33 @@ class CompletionRingTest {
     }
     assertFalse(cq.reserve());
     assertEquals(-FiErrno.EAGAIN, cq.read(new CqEntry[0], 1), "no entry to fill: nothing taken");
+  }
+
+  @Test
+  void aReadEntryLeavesNoReferenceToItsContextInTheQueue() throws InterruptedException {
+    for (CompletionRing.Producers p : CompletionRing.Producers.values()) {
+      CompletionRing cq = new CompletionRing(4, () -> 0, p);
+      WeakReference<Object> context = completeAndReadOne(cq, 1);
+      WeakReference<Object> second = completeAndReadOne(cq, 4);
+      for (int i = 0; i < 50 && (context.get() != null || second.get() != null); i++) {
+        System.gc();
+        Thread.sleep(10);
+      }
+      assertNull(context.get(), p + ": one-entry read");
+      assertNull(second.get(), p + ": read of up to four");
+      assertFalse(cq.isClosed()); // the queue itself is still reachable here
+    }
+  }
+
+  /** Completes one call with a fresh context and reads it with room for {@code max}. */
+  private static WeakReference<Object> completeAndReadOne(CompletionRing cq, int max) {
+    Object context = new Object();
+    assertTrue(cq.reserve());
+    cq.complete(context, FiFlags.ATOMIC | FiFlags.READ, 8);
+    CqEntry[] out = entries(max);
+    assertEquals(1, cq.read(out, max));
+    assertSame(context, out[0].opContext);
+    return new WeakReference<>(context);
   }
 
   @Test
