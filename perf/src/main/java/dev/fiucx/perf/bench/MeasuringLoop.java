@@ -99,8 +99,9 @@ final class MeasuringLoop {
     long deadlineNanos = start + durationNanos;
     long last = start;
     long untilLook = CLOCK_EVERY;
+    CallPoster.OneCall call = poster.oneCall();
     while (timed || done < calls) {
-      int rc = poster.post(0, null);
+      int rc = call.post();
       if (rc == -FiErrno.EAGAIN) {
         // nothing in flight: the read only progresses (or reports an error), then the post again
         int n = cq.read(one, 1);
