@@ -142,7 +142,15 @@ public final class CompletionRing implements CompletionQueue {
       if (h == tail) {
         return false;
       }
-      int i = (int) (h & mask);
+      moveOut((int) (h & mask), e);
+      head = h + 1;
+      return true;
+    }
+
+    /**
+     * Moves slot {@code i}'s entry into {@code e}, taking its context out (a free slot holds null).
+     */
+    private void moveOut(int i, CqEntry e) {
       Object context = contexts[i];
       e.opContext = context;
       e.flags = flags[i];
@@ -150,8 +158,6 @@ public final class CompletionRing implements CompletionQueue {
       if (context != null) {
         contexts[i] = null;
       }
-      head = h + 1;
-      return true;
     }
 
     /**
@@ -171,13 +177,7 @@ public final class CompletionRing implements CompletionQueue {
                 : (long) PUBLISHED.getAcquire(published, i) != h + n + 1)) {
           break;
         }
-        Object context = contexts[i];
-        e.opContext = context;
-        e.flags = flags[i];
-        e.len = lengths[i];
-        if (context != null) {
-          contexts[i] = null;
-        }
+        moveOut(i, e);
         n++;
       }
       if (n > 0) {
