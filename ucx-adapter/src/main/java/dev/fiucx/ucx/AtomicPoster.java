@@ -31,25 +31,28 @@ import java.lang.invoke.MethodType;
  * ucp_worker_progress}, frees it and reports the token. So it does not matter whether another
  * thread's progress completes the request before {@code ucp_atomic_op_nbx} has even returned.
  *
- * <p>Operand lifetime. UCX 1.13's default protocols (UCX_PROTO_ENABLE=n, which {@link UcxTransport}
- * pins) copy the operand out of {@code buffer} inside the call, so one scratch word serves every
- * post. The CSWAP swap value and every fetched result live in the caller's result buffer, which the
- * engine keeps until completion.
+ * <p>Operand lifetime. UCX's protocols v1 (UCX_PROTO_ENABLE=n, UCX's default before 1.16) copy the
+ * operand out of {@code buffer} inside the call, so one scratch word serves every post. Protocols
+ * v2 (the default from 1.16 on) copy it at the request's first send attempt, which for a request
+ * UCX queued (no resources yet, wire-up under way) comes after the call returned: there each atomic
+ * takes a request slot ({@link AtomicRequests}), its operand lives in the slot, and the slot goes
+ * back only when UCX is done with the request. A non-fetching atomic on v2 asks UCX for a request
+ * whatever happens ({@code UCP_OP_ATTR_FLAG_NO_IMM_CMPL}): UCX would otherwise free a request it
+ * completed inside the call, and a slot is not UCX's to free. The CSWAP swap value and every
+ * fetched result live in the caller's result buffer, which the engine keeps until completion.
  */
 final class AtomicPoster {
   // ucp_send_nbx_callback_t: void (*)(void *request, ucs_status_t status, void *user_data)
   private static final FunctionDescriptor SEND_CALLBACK =
       FunctionDescriptor.ofVoid(JAVA_LONG, JAVA_BYTE, JAVA_LONG);
   private static final MethodHandle ON_COMPLETE;
+  private static final MethodHandle ON_SLOT_DONE;
 
   static {
     try {
-      ON_COMPLETE =
-          MethodHandles.lookup()
-              .findVirtual(
-                  AtomicPoster.class,
-                  "onComplete",
-                  MethodType.methodType(void.class, long.class, byte.class, long.class));
+      MethodType callback = MethodType.methodType(void.class, long.class, byte.class, long.class);
+      ON_COMPLETE = MethodHandles.lookup().findVirtual(AtomicPoster.class, "onComplete", callback);
+      ON_SLOT_DONE = MethodHandles.lookup().findVirtual(AtomicPoster.class, "onSlotDone", callback);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -69,6 +72,14 @@ final class AtomicPoster {
   private static final int POST_MASK = UCP_OP_ATTR_FIELD_DATATYPE;
 
   private static final int CALLBACK_MASK = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+
+  /** Non-fetching on v2: a request in a slot, always returned, its callback gives the slot back. */
+  private static final int POST_IN_SLOT_MASK =
+      UCP_OP_ATTR_FIELD_DATATYPE
+          | UCP_OP_ATTR_FIELD_REQUEST
+          | UCP_OP_ATTR_FIELD_CALLBACK
+          | UCP_OP_ATTR_FLAG_NO_IMM_CMPL;
+
   private static final long DT4 = ucpDtMakeContig(4);
   private static final long DT8 = ucpDtMakeContig(8);
 
@@ -76,6 +87,13 @@ final class AtomicPoster {
   private final boolean critical;
   private final Arena arena;
   private final long callback;
+
+  /** The upcall that only gives a non-fetching atomic's slot back (the flush reports the token). */
+  private final long slotDone;
+
+  /** Whether UCX may read an operand after the call returned (protocols v2). */
+  private final boolean operandKept;
+
   private final long discard;
   private final MemorySegment single;
   private final ThreadLocal<MemorySegment> perThread;
@@ -99,7 +117,9 @@ final class AtomicPoster {
    * @param purgedOnFailure whether endpoints have peer-failure handling, so UCX may purge their
    *     requests: only then do fetching atomics need {@link AtomicRequests} (and pay its two
    *     compare-and-swaps per post)
-   * @param requestSlots how many fetching atomics may be in flight when {@code purgedOnFailure}
+   * @param operandKept whether UCX's protocols in use may read an operand after {@code
+   *     ucp_atomic_op_nbx} returned (v2): then every atomic's operand lives in a request slot
+   * @param requestSlots how many atomics may be in flight where slots are used
    */
   @SuppressWarnings("restricted")
   AtomicPoster(
@@ -107,14 +127,19 @@ final class AtomicPoster {
       boolean threadSafe,
       long requestSize,
       boolean purgedOnFailure,
+      boolean operandKept,
       int requestSlots) {
     this.completions = completions;
     this.critical = !threadSafe;
+    this.operandKept = operandKept;
     this.arena = Arena.ofShared();
-    this.requests = purgedOnFailure ? new AtomicRequests(arena, requestSize, requestSlots) : null;
-    MemorySegment stub =
-        Linker.nativeLinker().upcallStub(ON_COMPLETE.bindTo(this), SEND_CALLBACK, arena);
-    this.callback = stub.address();
+    this.requests =
+        purgedOnFailure || operandKept
+            ? new AtomicRequests(arena, requestSize, requestSlots)
+            : null;
+    Linker linker = Linker.nativeLinker();
+    this.callback = linker.upcallStub(ON_COMPLETE.bindTo(this), SEND_CALLBACK, arena).address();
+    this.slotDone = linker.upcallStub(ON_SLOT_DONE.bindTo(this), SEND_CALLBACK, arena).address();
     this.discard = arena.allocate(8, 8).address();
     if (threadSafe) {
       this.single = null;
@@ -170,7 +195,7 @@ final class AtomicPoster {
       }
     }
     long request = 0;
-    if (reply != 0 && requests != null) {
+    if (requests != null && (reply != 0 || operandKept)) {
       request = requests.take();
       if (request == 0) {
         slotsExhausted.incrementAndGet();
@@ -178,33 +203,46 @@ final class AtomicPoster {
       }
     }
     MemorySegment s = scratch();
-    int mask = reply == 0 ? POST_MASK : FETCH_MASK;
-    if (request != 0) {
-      mask |= UCP_OP_ATTR_FIELD_REQUEST;
-      s.set(JAVA_LONG, PARAM_REQUEST, request);
+    long base = s.address();
+    // on v2 the operand lives in the slot, just after the pointer UCX is given (ours, see
+    // AtomicRequests), for as long as UCX keeps the request
+    long buffer = operandKept ? request : base + OPERAND;
+    if (size == 8) {
+      UcpNative.ALL.set(JAVA_LONG_UNALIGNED, buffer, operand);
+    } else {
+      UcpNative.ALL.set(JAVA_INT_UNALIGNED, buffer, (int) operand);
+    }
+    int mask;
+    if (reply != 0) {
+      mask = request != 0 ? FETCH_MASK | UCP_OP_ATTR_FIELD_REQUEST : FETCH_MASK;
+      s.set(JAVA_LONG, PARAM_CB, callback);
+    } else if (operandKept) {
+      mask = POST_IN_SLOT_MASK;
+      s.set(JAVA_LONG, PARAM_CB, slotDone);
+    } else {
+      mask = POST_MASK;
     }
     s.set(JAVA_INT, PARAM_OP_ATTR_MASK, mask);
+    s.set(JAVA_LONG, PARAM_REQUEST, request);
     s.set(JAVA_LONG, PARAM_DATATYPE, size == 8 ? DT8 : DT4);
     s.set(JAVA_LONG, PARAM_USER_DATA, token);
     s.set(JAVA_LONG, PARAM_REPLY_BUFFER, reply);
-    if (size == 8) {
-      s.set(JAVA_LONG, OPERAND, operand);
-    } else {
-      s.set(JAVA_INT, OPERAND, (int) operand);
-    }
-    long base = s.address();
+    // a request denied immediate completion calls back inside the call, which a critical downcall
+    // must never do (the JVM stops on an upcall from one)
+    boolean inCallCallback = mask == POST_IN_SLOT_MASK;
     long status =
-        UcpNative.atomicOpNbx(critical, ep, opcode, base + OPERAND, remoteAddress, rkey, base);
+        UcpNative.atomicOpNbx(
+            critical && !inCallCallback, ep, opcode, buffer, remoteAddress, rkey, base);
+    if (request != 0 && status != request) {
+      requests.give(request); // refused (or done at once when fetching): UCX never kept it
+    }
     if (reply != 0) {
-      if (request != 0 && status != request) {
-        requests.give(request); // done at once or refused: UCX never kept it
-      }
       return outcome(status);
     }
     if (UcsStatus.isError(status)) {
       return UcsStatus.toFiErrno((int) status);
     }
-    if (status != 0) {
+    if (status != 0 && request == 0) {
       UcpNative.requestFree(status); // UCX 1.13 never returns one for a post; if it does, let go
     }
     return postFlush(ep, token);
@@ -257,6 +295,7 @@ final class AtomicPoster {
   int postGet(long ep, long rkey, long remoteAddress, int length, long local, long token) {
     MemorySegment s = scratch();
     s.set(JAVA_INT, PARAM_OP_ATTR_MASK, CALLBACK_MASK); // contiguous bytes
+    s.set(JAVA_LONG, PARAM_CB, callback);
     s.set(JAVA_LONG, PARAM_USER_DATA, token);
     return outcome(UcpNative.getNbx(ep, local, length, remoteAddress, rkey, s.address()));
   }
@@ -268,6 +307,7 @@ final class AtomicPoster {
   int postFlush(long ep, long token) {
     MemorySegment s = scratch();
     s.set(JAVA_INT, PARAM_OP_ATTR_MASK, CALLBACK_MASK);
+    s.set(JAVA_LONG, PARAM_CB, callback);
     s.set(JAVA_LONG, PARAM_USER_DATA, token);
     return outcome(UcpNative.epFlushNbx(ep, s.address()));
   }
@@ -306,6 +346,19 @@ final class AtomicPoster {
     }
     try {
       completions.completed(token, fiStatus);
+    } catch (Throwable t) {
+      defer(t);
+    }
+  }
+
+  /**
+   * The upcall of a non-fetching atomic on v2, once UCX is done with its request (sent, or failed):
+   * the slot, and the operand in it, go back. The endpoint flush that follows reports the token.
+   */
+  @SuppressWarnings("unused") // called through ON_SLOT_DONE
+  private void onSlotDone(long request, byte status, long unused) {
+    try {
+      requests.give(request);
     } catch (Throwable t) {
       defer(t);
     }

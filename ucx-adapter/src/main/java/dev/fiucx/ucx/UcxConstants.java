@@ -2,8 +2,9 @@ package dev.fiucx.ucx;
 
 /**
  * Every native constant this package passes to UCX, with the header it comes from. Values were
- * checked against Debian's UCX 1.13.1 headers with a C program; struct offsets are in {@link
- * UcxLayout}.
+ * checked against the headers of Debian's UCX 1.13.1, 1.18.1 and 1.23.0~rc1 ({@code
+ * tools/ucx-layout} prints them); struct offsets are in {@link UcxLayout}, what differs between
+ * series in {@link UcxSeries}.
  */
 final class UcxConstants {
   // ucp/api/ucp.h, enum ucp_atomic_op_t
@@ -21,6 +22,9 @@ final class UcxConstants {
   static final int UCP_OP_ATTR_FIELD_DATATYPE = 1 << 3;
   static final int UCP_OP_ATTR_FIELD_FLAGS = 1 << 4;
   static final int UCP_OP_ATTR_FIELD_REPLY_BUFFER = 1 << 5;
+  // deny immediate completion: UCX returns a request and calls its callback even when the operation
+  // completed inside the call
+  static final int UCP_OP_ATTR_FLAG_NO_IMM_CMPL = 1 << 16;
 
   // struct layouts (ucp_request_param_t, ucp_context_attr_t) live in UcxLayout, with the version
   // check that guards them

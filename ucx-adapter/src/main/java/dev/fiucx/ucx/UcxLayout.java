@@ -1,50 +1,82 @@
 package dev.fiucx.ucx;
 
-import dev.fiucx.FiErrno;
-import dev.fiucx.FiException;
-
 /**
- * Every UCX struct layout fiucx writes or reads by offset, written for UCX 1.13 (Debian's 1.13.1,
- * {@code ucp/api/ucp.h}, offsets checked with {@code offsetof} in a C program on this machine), and
- * the version check that keeps them honest: a libucp of another version makes the provider
- * unavailable instead of having its memory written at the wrong offsets.
+ * The offsets and sizes of every UCX struct field fiucx writes or reads by offset, as one series'
+ * headers have them ({@code offsetof}/{@code sizeof}; {@code tools/ucx-layout} prints them from the
+ * installed headers, and {@code UcxLayoutProbeTest} compares its output with {@link UcxSeries}' row
+ * wherever {@code libucx-dev} is installed). The code writes through the constants below, which are
+ * {@link #V1_13}'s: every series fiucx runs on has that layout (structs only grew at their ends),
+ * and a series with another would need its own row and code that reads it.
  *
- * <p>To support another UCX version: check each offset and size below against its headers ({@code
- * offsetof}/{@code sizeof}), and the enums in {@link UcxConstants}, then add the version to {@link
- * #KNOWN}. There is deliberately no switch to skip the check: a wrong layout shows no error, only
- * memory corruption, so running on an unchecked version is never what a user wants.
+ * @param paramSize {@code sizeof(ucp_request_param_t)}
+ * @param paramOpAttrMask {@code ucp_request_param_t.op_attr_mask} (uint32_t)
+ * @param paramFlags {@code .flags} (uint32_t)
+ * @param paramRequest {@code .request} (void *)
+ * @param paramCb {@code .cb} (a union of callbacks)
+ * @param paramDatatype {@code .datatype} (ucp_datatype_t)
+ * @param paramUserData {@code .user_data} (void *)
+ * @param paramReplyBuffer {@code .reply_buffer} (void *)
+ * @param contextAttrFieldMask {@code ucp_context_attr_t.field_mask} (uint64_t)
+ * @param contextAttrRequestSize {@code ucp_context_attr_t.request_size} (size_t)
+ * @param globalOptsLogLevel {@code ucs_global_opts_t.log_component.log_level} (an int enum)
  */
-final class UcxLayout {
-  /** The {@code major.minor} series whose layouts this class holds; any release of them. */
-  static final String KNOWN = "1.13.x";
+record UcxLayout(
+    long paramSize,
+    long paramOpAttrMask,
+    long paramFlags,
+    long paramRequest,
+    long paramCb,
+    long paramDatatype,
+    long paramUserData,
+    long paramReplyBuffer,
+    long contextAttrFieldMask,
+    long contextAttrRequestSize,
+    long globalOptsLogLevel) {
 
-  private static final int KNOWN_MAJOR = 1;
-  private static final int KNOWN_MINOR = 13;
+  /** UCX 1.13's layout, and 1.18's and 1.23's (checked with their headers). */
+  static final UcxLayout V1_13 = new UcxLayout(72, 0, 4, 8, 16, 24, 32, 40, 0, 8, 0);
 
-  // ucp_request_param_t: 72 bytes in 1.13
-  static final long PARAM_SIZE = 72;
-  static final long PARAM_OP_ATTR_MASK = 0; // uint32_t op_attr_mask
-  static final long PARAM_FLAGS = 4; // uint32_t flags
-  static final long PARAM_REQUEST = 8; // void *request
-  static final long PARAM_CB = 16; // union cb (ucp_send_nbx_callback_t send)
-  static final long PARAM_DATATYPE = 24; // ucp_datatype_t datatype
-  static final long PARAM_USER_DATA = 32; // void *user_data
-  static final long PARAM_REPLY_BUFFER = 40; // void *reply_buffer
+  static final long PARAM_SIZE = V1_13.paramSize;
+  static final long PARAM_OP_ATTR_MASK = V1_13.paramOpAttrMask;
+  static final long PARAM_FLAGS = V1_13.paramFlags;
+  static final long PARAM_REQUEST = V1_13.paramRequest;
+  static final long PARAM_CB = V1_13.paramCb;
+  static final long PARAM_DATATYPE = V1_13.paramDatatype;
+  static final long PARAM_USER_DATA = V1_13.paramUserData;
+  static final long PARAM_REPLY_BUFFER = V1_13.paramReplyBuffer;
 
-  // ucp_context_attr_t: field_mask, request_size, thread_mode, memory_types, name[32]: 64 bytes in
-  // 1.13; CONTEXT_ATTR_ALLOCATED leaves room in case a field is added before the check is updated
+  // ucp_context_attr_t is queried into CONTEXT_ATTR_ALLOCATED bytes: 64 in 1.13, and newer series
+  // add fields at its end (UCX writes only those the mask asks for; the probe's test checks the
+  // size stays below this)
   static final long CONTEXT_ATTR_ALLOCATED = 256;
-  static final long CONTEXT_ATTR_FIELD_MASK = 0; // uint64_t field_mask
-  static final long CONTEXT_ATTR_REQUEST_SIZE = 8; // size_t request_size
+  static final long CONTEXT_ATTR_FIELD_MASK = V1_13.contextAttrFieldMask;
+  static final long CONTEXT_ATTR_REQUEST_SIZE = V1_13.contextAttrRequestSize;
   static final long UCP_ATTR_FIELD_REQUEST_SIZE = 1; // enum ucp_context_attr_field
 
   // ucs_global_opts_t (libucs's exported ucs_global_opts): its first field is the default log
   // component (ucs_log_component_config_t), whose first field is the log level (ucs_log_level_t,
   // an int enum: FATAL 0, ERROR 1, WARN 2, ...); ucp_init's warnings are filtered by it
-  static final long GLOBAL_OPTS_LOG_LEVEL = 0;
+  static final long GLOBAL_OPTS_LOG_LEVEL = V1_13.globalOptsLogLevel;
   static final int LOG_LEVEL_FATAL = 0;
   static final int LOG_LEVEL_ERROR = 1;
   static final int LOG_LEVEL_WARN = 2;
+
+  /** Every field as {@code tools/ucx-layout} prints it: {@code name value}, in its order. */
+  java.util.Map<String, Long> fields() {
+    java.util.Map<String, Long> m = new java.util.LinkedHashMap<>();
+    m.put("sizeof(ucp_request_param_t)", paramSize);
+    m.put("ucp_request_param_t.op_attr_mask", paramOpAttrMask);
+    m.put("ucp_request_param_t.flags", paramFlags);
+    m.put("ucp_request_param_t.request", paramRequest);
+    m.put("ucp_request_param_t.cb", paramCb);
+    m.put("ucp_request_param_t.datatype", paramDatatype);
+    m.put("ucp_request_param_t.user_data", paramUserData);
+    m.put("ucp_request_param_t.reply_buffer", paramReplyBuffer);
+    m.put("ucp_context_attr_t.field_mask", contextAttrFieldMask);
+    m.put("ucp_context_attr_t.request_size", contextAttrRequestSize);
+    m.put("ucs_global_opts_t.log_component.log_level", globalOptsLogLevel);
+    return m;
+  }
 
   /**
    * The UCP API minor version jucx was built for (jucx 1.14: {@code ucp_init} asks for 1.14). There
@@ -53,47 +85,4 @@ final class UcxLayout {
    * 1.13's functions through jucx and its own downcalls and keeps every layout here.
    */
   static final int JUCX_API_MINOR = 14;
-
-  private UcxLayout() {}
-
-  /** Null when fiucx knows the layouts of UCX {@code major.minor.release}, else why not. */
-  static String check(int major, int minor, int release) {
-    if (major == KNOWN_MAJOR && minor == KNOWN_MINOR) {
-      return null;
-    }
-    return "UCX "
-        + major
-        + "."
-        + minor
-        + "."
-        + release
-        + " found; fiucx knows the struct layouts of UCX "
-        + KNOWN
-        + " only (ucp_request_param_t, ucp_context_attr_t), and writing them at the wrong offsets"
-        + " would corrupt memory: install UCX "
-        + KNOWN
-        + " (Debian's libucx0 1.13.1)";
-  }
-
-  /** The check on the libucp loaded here: null when known, else why not. */
-  static String checkLoaded() {
-    int[] v = UcpNative.version();
-    return check(v[0], v[1], v[2]);
-  }
-
-  /** Throws {@code FI_ENODEV} with the reason unless the layouts of {@code version} are known. */
-  static void requireKnown(int[] version) {
-    String why = check(version[0], version[1], version[2]);
-    if (why != null) {
-      throw new FiException(FiErrno.ENODEV, why);
-    }
-  }
-
-  /** What {@code describe()} and {@code info} show: the version found and the verdict. */
-  static String verdict() {
-    int[] v = UcpNative.version();
-    String found = v[0] + "." + v[1] + "." + v[2];
-    String why = check(v[0], v[1], v[2]);
-    return why == null ? "known (" + found + "; written for UCX " + KNOWN + ")" : why;
-  }
 }

@@ -42,7 +42,7 @@ public final class UcxProvider implements AtomicProvider {
       return "libucp.so.0 not found: install Debian's libucx0 (apt-get install libucx0)";
     }
     try {
-      return UcxLayout.checkLoaded();
+      return UcxSeries.checkLoaded();
     } catch (RuntimeException | LinkageError e) {
       UcxErrors.LOG.log(System.Logger.Level.WARNING, "cannot load UCX through jucx", e);
       return "cannot load UCX through jucx: " + e;

@@ -101,6 +101,13 @@ public final class UcxTransport implements Transport {
       new java.util.concurrent.atomic.AtomicInteger();
 
   private final long instanceId;
+
+  /** What fiucx knows of the UCX series loaded here. */
+  private final UcxSeries series;
+
+  /** Whether UCX's protocols in use may read an atomic's operand after the call returned (v2). */
+  private final boolean operandKept;
+
   private final AtomicPoster poster;
   private final TransportCompletions completions;
 
@@ -180,7 +187,7 @@ public final class UcxTransport implements Transport {
    */
   UcxTransport(TransportCompletions completions, UcxOptions options, int requestSlots) {
     UcpNative.ensureLoaded();
-    UcxLayout.requireKnown(UcpNative.version());
+    this.series = UcxSeries.loaded();
     this.options = options;
     this.sharedMemory = options.mayUseSharedMemory(System.getenv("UCX_TLS"));
     this.sharedMemoryBetweenProcesses =
@@ -190,10 +197,14 @@ public final class UcxTransport implements Transport {
     if (tls != null) {
       overrides.put("TLS", tls);
     }
-    // UCX's protocols v1 copy an atomic's operand inside ucp_atomic_op_nbx; AtomicPoster relies
-    // on that to reuse one scratch word (v2 would read it later, at the first send attempt)
-    overrides.put("PROTO_ENABLE", "n");
+    // UCX's default protocols, but where the series' facts say v1 (UcxSeries#protocolV1Only)
+    if (series.protocolV1Only()) {
+      overrides.put("PROTO_ENABLE", "n");
+    }
     this.configOverrides = Map.copyOf(overrides);
+    // v2 may read an atomic's operand after ucp_atomic_op_nbx returned (at the first send attempt
+    // of a request it queued); v1 copies it inside the call
+    this.operandKept = !"n".equalsIgnoreCase(UcpNative.configValue("PROTO_ENABLE", overrides));
     this.detectPeerFailure = options.detectPeerFailure(System.getenv("UCX_TLS"));
     this.completions = completions;
     this.tracked = detectPeerFailure ? null : new PendingTokens();
@@ -224,6 +235,7 @@ public final class UcxTransport implements Transport {
               options.threadSafe(),
               UcpNative.contextRequestSize(ctx.getNativeId()),
               detectPeerFailure,
+              operandKept,
               requestSlots);
       de = new WorkerEndpoints(w, detectPeerFailure, false);
       control.listen(de);
@@ -350,7 +362,7 @@ public final class UcxTransport implements Transport {
               + "'s shared-memory transports cannot reach (a container with its own pids);"
               + " use tcp, or run both in one pid namespace (docker: --pid=host)");
     }
-    String unreadable = UcxWorkerAddress.problem(peerAddress);
+    String unreadable = UcxWorkerAddress.problem(peerAddress, series.addressFormat());
     if (unreadable != null) {
       // UCX reads worker addresses unchecked: it would abort, or read or write out of bounds
       throw new FiException(FiErrno.EINVAL, "not a fiucx ucx address: " + unreadable);
@@ -648,13 +660,17 @@ public final class UcxTransport implements Transport {
     Map<String, String> d = new LinkedHashMap<>();
     d.put("provider", "ucx");
     d.put("ucx.version", UcpNative.versionString());
-    d.put("ucx.layouts", UcxLayout.verdict());
+    d.put("ucx.series", UcxSeries.verdict());
     d.put("ucx.api", UcpNative.apiNote());
     d.put("jucx.version", jucxVersion());
     d.put("ucx.tls", String.valueOf(UcpNative.configValue("TLS", configOverrides)));
     d.put("ucx.atomic_mode", String.valueOf(UcpNative.configValue("ATOMIC_MODE", configOverrides)));
     d.put(
-        "ucx.proto_enable", String.valueOf(UcpNative.configValue("PROTO_ENABLE", configOverrides)));
+        "ucx.protocols",
+        (operandKept ? "v2" : "v1")
+            + " (UCX_PROTO_ENABLE="
+            + UcpNative.configValue("PROTO_ENABLE", configOverrides)
+            + (series.protocolV1Only() ? ", pinned by fiucx for this series)" : ")"));
     d.put("ucx.thread_mode", options.threadSafe() ? "multi" : "single");
     d.put("ucx.peer_failure_detection", detectPeerFailure ? "on" : "off");
     d.put(
@@ -835,7 +851,7 @@ public final class UcxTransport implements Transport {
    * from this one ({@link #controlRouteTo}): for tests that speak the control protocol themselves.
    */
   UcpEndpoint openControlEndpoint(byte[] transportAddress, FailureListener listener) {
-    String unreadable = UcxWorkerAddress.problem(transportAddress);
+    String unreadable = UcxWorkerAddress.problem(transportAddress, series.addressFormat());
     if (unreadable != null) {
       throw new IllegalArgumentException(unreadable);
     }

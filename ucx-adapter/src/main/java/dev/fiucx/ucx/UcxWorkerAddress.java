@@ -20,6 +20,17 @@ package dev.fiucx.ucx;
  * also has goes to that transport (an address is trusted input, as in UCX).
  */
 final class UcxWorkerAddress {
+  /**
+   * One UCX series' worker address format, as far as the walk needs it.
+   *
+   * @param series the first series that packs addresses this way
+   * @param maxLanes {@code UCP_MAX_LANES}: endpoint addresses one interface may carry
+   */
+  record Format(String series, int maxLanes) {
+    static final Format V1_13 = new Format("1.13", 6);
+    static final Format V1_14 = new Format("1.14", 16);
+  }
+
   private static final int VERSION_MASK = 0xf;
   private static final int VERSION_V1 = 0;
   private static final int VERSION_V2 = 1;
@@ -39,40 +50,41 @@ final class UcxWorkerAddress {
   private static final int MD_MASK = 0xff ^ MD_EMPTY_DEV;
   private static final int MAX_RESOURCES = 128; // UCP_MAX_RESOURCES: devices and interfaces
   private static final int MAX_MDS = 64; // UCP_MAX_MDS
-  private static final int MAX_LANES = 6; // UCP_MAX_LANES: endpoint addresses per interface
   private static final int IFACE_ATTR_V1 = 16; // float overhead, bandwidth, lat_ovh; u32 flags
   private static final int IFACE_ATTR_V2 = 8; // fp8 x3, u8 prio, u16 seg size, u16 flags
 
   private final byte[] a;
+  private final Format format;
   private int at;
 
-  private UcxWorkerAddress(byte[] address) {
+  private UcxWorkerAddress(byte[] address, Format format) {
     this.a = address;
+    this.format = format;
   }
 
   /**
    * Null when {@code transportAddress} is framed as {@link UcxAddress} and UCX can read both worker
    * addresses in it safely, else what is wrong with it.
    */
-  static String problem(byte[] transportAddress) {
+  static String problem(byte[] transportAddress, Format format) {
     UcxAddress a;
     try {
       a = UcxAddress.read(transportAddress);
     } catch (IllegalArgumentException e) {
       return "framing: " + e.getMessage();
     }
-    String data = workerProblem(a.data());
+    String data = workerProblem(a.data(), format);
     if (data != null) {
       return "data worker: " + data;
     }
-    String control = a.control() == null ? null : workerProblem(a.control());
+    String control = a.control() == null ? null : workerProblem(a.control(), format);
     return control == null ? null : "control worker: " + control;
   }
 
   /** Null when UCX can read the worker address {@code address} safely, else what is wrong. */
-  static String workerProblem(byte[] address) {
+  static String workerProblem(byte[] address, Format format) {
     try {
-      new UcxWorkerAddress(address).walk();
+      new UcxWorkerAddress(address, format).walk();
       return null;
     } catch (Malformed m) {
       return m.getMessage();
@@ -137,8 +149,8 @@ final class UcxWorkerAddress {
         skip(extended(IFACE_LEN_MASK, version));
         boolean lastEp = (ifaceFlags & FLAG_HAS_EP_ADDR) == 0;
         for (int eps = 0; !lastEp; eps++) {
-          if (eps == MAX_LANES) {
-            throw new Malformed("more than " + MAX_LANES + " endpoint addresses");
+          if (eps == format.maxLanes()) {
+            throw new Malformed("more than " + format.maxLanes() + " endpoint addresses");
           }
           skip(u8());
           lastEp = (u8() & FLAG_LAST) != 0; // the lane, with the last flag

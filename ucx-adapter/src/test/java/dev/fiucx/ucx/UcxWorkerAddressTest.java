@@ -21,49 +21,54 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 @RequiresUcx
 class UcxWorkerAddressTest {
+  private static final UcxWorkerAddress.Format FORMAT = UcxWorkerAddress.Format.V1_13;
+
   @ParameterizedTest
   @ValueSource(strings = {"shm", "tcp", "sm,self,tcp"})
   void realAddressesPassAndEveryCutIsRefused(String transports) {
     try (UcxTransport t =
         new UcxTransport((token, status) -> {}, UcxOptions.defaults().withTransports(transports))) {
       byte[] real = t.address();
-      assertNull(UcxWorkerAddress.problem(real));
+      assertNull(UcxWorkerAddress.problem(real, FORMAT));
       UcxAddress both = UcxAddress.read(real);
       assertEquals(!transports.equals("tcp"), both.control() != null, "a control worker");
       for (int n = 0; n < real.length; n++) {
-        assertNotNull(UcxWorkerAddress.problem(Arrays.copyOf(real, n)), "cut to " + n);
+        assertNotNull(UcxWorkerAddress.problem(Arrays.copyOf(real, n), FORMAT), "cut to " + n);
       }
-      assertNotNull(UcxWorkerAddress.problem(Arrays.copyOf(real, real.length + 1)), "lengthened");
+      assertNotNull(
+          UcxWorkerAddress.problem(Arrays.copyOf(real, real.length + 1), FORMAT), "lengthened");
       byte[] data = both.data();
       for (int n = 0; n < data.length; n++) {
-        assertNotNull(UcxWorkerAddress.workerProblem(Arrays.copyOf(data, n)), "cut to " + n);
+        assertNotNull(
+            UcxWorkerAddress.workerProblem(Arrays.copyOf(data, n), FORMAT), "cut to " + n);
       }
       // a version UCX 1.13 asserts on, in either worker address: refused before UCX sees it
       byte[] version8 = data.clone();
       version8[0] = (byte) ((version8[0] & 0xf0) | 8);
-      assertTrue(UcxWorkerAddress.workerProblem(version8).startsWith("version 8"));
+      assertTrue(UcxWorkerAddress.workerProblem(version8, FORMAT).startsWith("version 8"));
       byte[] badData = new UcxAddress(version8, both.control()).encode();
-      assertTrue(UcxWorkerAddress.problem(badData).startsWith("data worker: version 8"));
+      assertTrue(UcxWorkerAddress.problem(badData, FORMAT).startsWith("data worker: version 8"));
       FiException refused = assertThrows(FiException.class, () -> t.connect(badData));
       assertEquals(FiErrno.EINVAL, refused.errno());
       if (both.control() != null) {
         byte[] control8 = both.control().clone();
         control8[0] = (byte) ((control8[0] & 0xf0) | 8);
         byte[] badControl = new UcxAddress(data, control8).encode();
-        assertTrue(UcxWorkerAddress.problem(badControl).startsWith("control worker: version 8"));
+        assertTrue(
+            UcxWorkerAddress.problem(badControl, FORMAT).startsWith("control worker: version 8"));
         assertEquals(
             FiErrno.EINVAL, assertThrows(FiException.class, () -> t.connect(badControl)).errno());
         for (int n = 1; n < both.control().length; n++) {
           byte[] cut = new UcxAddress(data, Arrays.copyOf(both.control(), n)).encode();
-          assertNotNull(UcxWorkerAddress.problem(cut), "control cut to " + n);
+          assertNotNull(UcxWorkerAddress.problem(cut, FORMAT), "control cut to " + n);
         }
       }
       // a raw worker address (no framing) is refused too
-      assertTrue(UcxWorkerAddress.problem(data).startsWith("framing: "));
+      assertTrue(UcxWorkerAddress.problem(data, FORMAT).startsWith("framing: "));
       // an address with no transport at all is UCX's to refuse ("unreachable"), not a crash
       byte[] none = Arrays.copyOf(data, 1 + 8 + 1);
       none[9] = (byte) 0xff;
-      assertNull(UcxWorkerAddress.workerProblem(none));
+      assertNull(UcxWorkerAddress.workerProblem(none, FORMAT));
     }
   }
 
@@ -77,7 +82,7 @@ class UcxWorkerAddressTest {
     a[1] = 2;
     a[10] = 0x7f;
     a[11] = (byte) md;
-    assertEquals("md index " + md, UcxWorkerAddress.workerProblem(a));
+    assertEquals("md index " + md, UcxWorkerAddress.workerProblem(a, FORMAT));
   }
 
   /**
@@ -102,9 +107,9 @@ class UcxWorkerAddressTest {
         java.nio.ByteBuffer.allocate(attributes + 16 + 1).order(java.nio.ByteOrder.LITTLE_ENDIAN);
     b.put((byte) 0).putLong(7).put((byte) 0).put((byte) 0x80).putShort((short) 0x1234);
     b.putFloat(1e-7f).putFloat(1e9f).putFloat(1e-7f).putInt(0).put((byte) 0x80);
-    assertNull(UcxWorkerAddress.workerProblem(b.array()), "a readable interface");
+    assertNull(UcxWorkerAddress.workerProblem(b.array(), FORMAT), "a readable interface");
     b.putFloat(attributes + offset, value);
-    assertEquals(problem, UcxWorkerAddress.workerProblem(b.array()));
+    assertEquals(problem, UcxWorkerAddress.workerProblem(b.array(), FORMAT));
   }
 
   @Test
@@ -114,7 +119,7 @@ class UcxWorkerAddressTest {
         java.nio.ByteBuffer.allocate(attributes + 16 + 1).order(java.nio.ByteOrder.LITTLE_ENDIAN);
     b.put((byte) 0).putLong(7).put((byte) 0).put((byte) 0x80).putShort((short) 0x1234);
     b.putFloat(1e-7f).putFloat(-1e9f).putFloat(1e-7f).putInt(0).put((byte) 0x80);
-    assertNull(UcxWorkerAddress.workerProblem(b.array()));
+    assertNull(UcxWorkerAddress.workerProblem(b.array(), FORMAT));
   }
 
   @ParameterizedTest
@@ -131,9 +136,9 @@ class UcxWorkerAddressTest {
     a[attributes + 1] = 0x27;
     a[attributes + 2] = 0x11;
     a[attributes + 8] = (byte) 0x80;
-    assertNull(UcxWorkerAddress.workerProblem(a), "a readable interface");
+    assertNull(UcxWorkerAddress.workerProblem(a, FORMAT), "a readable interface");
     a[attributes + field] = 0x1f;
-    assertEquals("an 8-bit float of NaN or infinity", UcxWorkerAddress.workerProblem(a));
+    assertEquals("an 8-bit float of NaN or infinity", UcxWorkerAddress.workerProblem(a, FORMAT));
   }
 
   @ParameterizedTest
@@ -145,6 +150,6 @@ class UcxWorkerAddressTest {
       a[9 + 2 * i] = (byte) 0x80;
       a[10 + 2 * i] = (byte) (i == devices - 1 ? 0x80 : 0);
     }
-    assertEquals("more than 128 devices", UcxWorkerAddress.workerProblem(a));
+    assertEquals("more than 128 devices", UcxWorkerAddress.workerProblem(a, FORMAT));
   }
 }

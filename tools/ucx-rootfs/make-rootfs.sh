@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Makes (once per machine) a root file system of a Debian suite with that suite's UCX in it, so
+# fiucx can be tested on UCX releases this host's glibc cannot run: trixie carries UCX 1.18.1,
+# sid 1.23.0~rc1, both built against glibc 2.38 or later. debootstrap's minimal variant, then
+# apt-get inside it; nothing of the distribution is patched. A finished root holds
+# .fiucx-rootfs-ready (its UCX version), and the next call returns at once.
+#
+# usage: tools/ucx-rootfs/make-rootfs.sh SUITE      prints the root's directory on stdout
+#   FIUCX_ROOTFS_CACHE  where the roots live (default /var/tmp/fiucx-rootfs)
+#   DEBIAN_MIRROR       default http://deb.debian.org/debian
+set -euo pipefail
+
+suite="${1:?usage: make-rootfs.sh SUITE (trixie, sid)}"
+cache="${FIUCX_ROOTFS_CACHE:-/var/tmp/fiucx-rootfs}"
+mirror="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+root="$cache/$suite"
+ready="$root/.fiucx-rootfs-ready"
+
+if [[ -s "$ready" ]]; then
+  echo "$root"
+  exit 0
+fi
+if (( $(id -u) != 0 )); then
+  echo "make-rootfs: debootstrap and chroot need root" >&2
+  exit 2
+fi
+if ! command -v debootstrap >/dev/null; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends debootstrap >&2
+fi
+mkdir -p "$cache"
+# one maker at a time per suite: a second caller waits for the first
+exec 9>"$cache/$suite.lock"
+flock 9
+if [[ -s "$ready" ]]; then
+  echo "$root"
+  exit 0
+fi
+rm -rf "$root"
+echo "make-rootfs: debootstrap $suite into $root" >&2
+debootstrap --variant=minbase "$suite" "$root" "$mirror" >&2
+# package scripts start no services inside the root
+printf '#!/bin/sh\nexit 101\n' > "$root/usr/sbin/policy-rc.d"
+chmod 755 "$root/usr/sbin/policy-rc.d"
+cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+# sid's Release file carries a Valid-Until that a mirror's copy outlives: seen expired here by three
+# weeks, which makes apt refuse the suite; the signature is still checked
+echo 'Acquire::Check-Valid-Until "false";' > "$root/etc/apt/apt.conf.d/99fiucx-valid-until"
+mount -t proc proc "$root/proc"
+trap 'umount "$root/proc" 2>/dev/null || true' EXIT
+# ucx-utils brings ucx_perftest and, on trixie, the Open MPI it links; libucx-dev the headers the
+# layout probe compiles against (with gcc)
+chroot "$root" apt-get update -q >&2
+DEBIAN_FRONTEND=noninteractive chroot "$root" apt-get install -y -q --no-install-recommends \
+  libucx0 libucx-dev ucx-utils gcc libc6-dev procps iproute2 >&2
+chroot "$root" apt-get clean
+chroot "$root" dpkg-query -W -f='${Version}\n' libucx0 > "$ready"
+echo "$root"
