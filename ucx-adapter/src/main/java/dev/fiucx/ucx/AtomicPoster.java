@@ -58,10 +58,10 @@ final class AtomicPoster {
     }
   }
 
-  /** Scratch layout: the 72-byte param, then the operand word. */
-  private static final long OPERAND = PARAM_SIZE;
+  /** Scratch layout: the param's room, then the operand word. */
+  private static final long OPERAND = PARAM_ROOM;
 
-  private static final long SCRATCH_SIZE = PARAM_SIZE + 8;
+  private static final long SCRATCH_SIZE = PARAM_ROOM + 8;
   private static final int FETCH_MASK =
       UCP_OP_ATTR_FIELD_CALLBACK
           | UCP_OP_ATTR_FIELD_USER_DATA

@@ -342,7 +342,11 @@ final class ControlChannel {
           fromInitiator(msg)
               ? UcxConstants.UCP_AM_SEND_FLAG_EAGER | UcxConstants.UCP_AM_SEND_FLAG_REPLY
               : UcxConstants.UCP_AM_SEND_FLAG_EAGER,
-          cb);
+          cb,
+          // said explicitly: jucx 1.14's default is UCS_MEMORY_TYPE_UNKNOWN as 1.14 numbers it
+          // (5), which UCX 1.18 and later read as UCS_MEMORY_TYPE_RDMA and pack through the
+          // memory-type path (a crash in ucp_mem_type_pack on v1, no progress on v2)
+          UcxConstants.UCS_MEMORY_TYPE_HOST);
     } catch (UcxException e) {
       transport.errors().peerCaused("sending a control message", e);
       if (!cb.done) {

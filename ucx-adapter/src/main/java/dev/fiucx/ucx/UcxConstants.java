@@ -79,6 +79,10 @@ final class UcxConstants {
    */
   static final long UCS_ERR_LAST = -100;
 
+  // ucs/memory/memory_type.h, ucs_memory_type_t: HOST is 0 in every series (the values after it,
+  // UNKNOWN among them, moved as memory types were added)
+  static final int UCS_MEMORY_TYPE_HOST = 0;
+
   // ucs/config/types.h, ucs_config_print_flags_t
   static final int UCS_CONFIG_PRINT_CONFIG = 1;
 

@@ -33,10 +33,18 @@ record UcxLayout(
     long contextAttrRequestSize,
     long globalOptsLogLevel) {
 
-  /** UCX 1.13's layout, and 1.18's and 1.23's (checked with their headers). */
+  /** UCX 1.13's layout, and 1.18's (checked with their headers). */
   static final UcxLayout V1_13 = new UcxLayout(72, 0, 4, 8, 16, 24, 32, 40, 0, 8, 0);
 
-  static final long PARAM_SIZE = V1_13.paramSize;
+  /**
+   * UCX 1.22's, and 1.23's: {@code ucp_request_param_t} gained {@code remote_datatype}, {@code
+   * remote} and {@code remote_count} at its end (read only under their own mask bits).
+   */
+  static final UcxLayout V1_22 = new UcxLayout(96, 0, 4, 8, 16, 24, 32, 40, 0, 8, 0);
+
+  /** Bytes allocated for one {@code ucp_request_param_t}: at least every series' size. */
+  static final long PARAM_ROOM = 128;
+
   static final long PARAM_OP_ATTR_MASK = V1_13.paramOpAttrMask;
   static final long PARAM_FLAGS = V1_13.paramFlags;
   static final long PARAM_REQUEST = V1_13.paramRequest;
@@ -60,6 +68,27 @@ record UcxLayout(
   static final int LOG_LEVEL_FATAL = 0;
   static final int LOG_LEVEL_ERROR = 1;
   static final int LOG_LEVEL_WARN = 2;
+
+  /**
+   * Whether the code, which writes {@link #V1_13}'s offsets into {@link #PARAM_ROOM} bytes, writes
+   * this layout rightly: the same offsets, and a param that fits.
+   */
+  boolean writtenAlike() {
+    UcxLayout sameSize =
+        new UcxLayout(
+            V1_13.paramSize,
+            paramOpAttrMask,
+            paramFlags,
+            paramRequest,
+            paramCb,
+            paramDatatype,
+            paramUserData,
+            paramReplyBuffer,
+            contextAttrFieldMask,
+            contextAttrRequestSize,
+            globalOptsLogLevel);
+    return paramSize <= PARAM_ROOM && sameSize.equals(V1_13);
+  }
 
   /** Every field as {@code tools/ucx-layout} prints it: {@code name value}, in its order. */
   java.util.Map<String, Long> fields() {

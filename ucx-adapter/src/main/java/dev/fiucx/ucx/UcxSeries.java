@@ -53,11 +53,13 @@ record UcxSeries(
           new UcxSeries(14, null, UcxLayout.V1_13, UcxWorkerAddress.Format.V1_14, true, false),
           // 1.16 made protocol v2 UCX's default
           new UcxSeries(16, null, UcxLayout.V1_13, UcxWorkerAddress.Format.V1_14, false, false),
-          new UcxSeries(18, "1.18.1", UcxLayout.V1_13, UcxWorkerAddress.Format.V1_14, false, false),
-          // 1.22 removed protocol v1 for RMA
-          new UcxSeries(22, null, UcxLayout.V1_13, UcxWorkerAddress.Format.V1_14, false, false),
+          new UcxSeries(18, "1.18.1", UcxLayout.V1_13, UcxWorkerAddress.Format.V1_18, false, false),
+          // 1.19 reads 7 bits of a v1 address's md byte as the index
+          new UcxSeries(19, null, UcxLayout.V1_13, UcxWorkerAddress.Format.V1_19, false, false),
+          // 1.22 removed protocol v1 for RMA, and ucp_request_param_t grew to 96 bytes (remote_*)
+          new UcxSeries(22, null, UcxLayout.V1_22, UcxWorkerAddress.Format.V1_19, false, false),
           new UcxSeries(
-              23, "1.23.0", UcxLayout.V1_13, UcxWorkerAddress.Format.V1_14, false, false));
+              23, "1.23.0", UcxLayout.V1_22, UcxWorkerAddress.Format.V1_19, false, false));
 
   /** The newest series fiucx's tests ran on. */
   static final int NEWEST_PROVEN = 23;
@@ -107,6 +109,10 @@ record UcxSeries(
     UcxSeries s = of(v[0], v[1]);
     if (s == null) {
       throw new FiException(FiErrno.ENODEV, gate(v[0], v[1], v[2]));
+    }
+    if (!s.layout.writtenAlike()) { // a row added without the code to write its layout
+      throw new FiException(
+          FiErrno.ENODEV, "UCX 1." + v[1] + "'s struct layout is not the one fiucx writes");
     }
     return s;
   }

@@ -955,7 +955,7 @@ public final class UcxTransport implements Transport {
 
   private static long startClose(UcpEndpoint ep, boolean force) {
     try (Arena arena = Arena.ofConfined()) {
-      MemorySegment param = arena.allocate(UcxLayout.PARAM_SIZE, 8);
+      MemorySegment param = arena.allocate(UcxLayout.PARAM_ROOM, 8);
       param.set(JAVA_INT, UcxLayout.PARAM_OP_ATTR_MASK, UcxConstants.UCP_OP_ATTR_FIELD_FLAGS);
       param.set(JAVA_INT, UcxLayout.PARAM_FLAGS, force ? UcxConstants.UCP_EP_CLOSE_FLAG_FORCE : 0);
       return UcpNative.epCloseNbx(ep.getNativeId(), param.address());

@@ -1,17 +1,22 @@
 package dev.fiucx.ucx;
 
 /**
- * Walks a UCX worker address the way UCX 1.13's {@code ucp_address_unpack} reads it
- * (src/ucp/wireup/address.c, for {@code ucp_ep_create} from a worker address, not unified mode),
- * before UCX sees a byte of it: the header's version and flags, the worker UUID, client id and
- * name, then each device (its md index, length byte with its flags, paths and system device,
- * address) and each interface on it (transport-name checksum, packed attributes, address, endpoint
- * addresses). UCX trusts every length and index in there: a bad version byte is an assertion that
- * aborts the process, a length past the end is a read past the buffer, and a device or md index
- * beyond its arrays (128 devices, 64 memory domains) a write past a stack array. So an address from
- * an {@code av.insert} whose fiucx header and checksum are right (a forged one: the checksum
- * catches only corruption) is refused here unless every record fits, every index is in range and
- * every bandwidth is a positive number.
+ * Walks a UCX worker address the way {@code ucp_address_unpack} reads it (src/ucp/wireup/address.c,
+ * for {@code ucp_ep_create} from a worker address, not unified mode), before UCX sees a byte of it:
+ * the header's version and flags, the worker UUID, client id and name, then each device (its md
+ * index, length byte with its flags, paths and system device, address) and each interface on it
+ * (transport-name checksum, packed attributes, address, endpoint addresses). UCX trusts every
+ * length and index in there: a bad version byte is an assertion that aborts the process, a length
+ * past the end is a read past the buffer, and a device or md index beyond its arrays (128 devices,
+ * 64 memory domains) a write past a stack array. So an address from an {@code av.insert} whose
+ * fiucx header and checksum are right (a forged one: the checksum catches only corruption) is
+ * refused here unless every record fits, every index is in range and every bandwidth is a positive
+ * number.
+ *
+ * <p>The records are laid out alike from UCX 1.13 to 1.23; what the series read differently is in
+ * {@link Format}: how many endpoint addresses an interface may carry, and what of a v1 md byte is
+ * the index. A v1 address of 1.16 and later ends in an empty device whose md index is the packer's
+ * release (mod 16), and a v2 header carries it in its upper 4 bits: both walk like any other byte.
  *
  * <p>A peer's transport address carries two worker addresses in fiucx's own framing ({@link
  * UcxAddress}): {@link #problem} reads the framing and walks both, so neither reaches UCX unwalked.
@@ -23,12 +28,27 @@ final class UcxWorkerAddress {
   /**
    * One UCX series' worker address format, as far as the walk needs it.
    *
-   * @param series the first series that packs addresses this way
+   * @param series the first series that reads addresses this way
    * @param maxLanes {@code UCP_MAX_LANES}: endpoint addresses one interface may carry
+   * @param mdMaskV1 the bits of a v1 address's md byte that UCX reads as the md index: up to 1.18
+   *     the two above the low five are the md's alloc and reg flags, which 1.19 stopped packing and
+   *     reads as index bits, unless the address is from a release that still packed them
+   * @param legacyReleases from 1.19, the releases (as the 4 bits an address carries, release mod
+   *     16; bit n for n) whose v1 md bytes UCX reads without the alloc and reg flags; an address
+   *     that carries no release (one of 1.15 or older) is read so too
    */
-  record Format(String series, int maxLanes) {
-    static final Format V1_13 = new Format("1.13", 6);
-    static final Format V1_14 = new Format("1.14", 16);
+  record Format(String series, int maxLanes, int mdMaskV1, int legacyReleases) {
+    static final Format V1_13 = new Format("1.13", 6, 0x1f, 0);
+    static final Format V1_14 = new Format("1.14", 16, 0x1f, 0);
+    static final Format V1_18 = new Format("1.18", 64, 0x1f, 0);
+
+    /**
+     * From 1.19, 7 bits of a v1 md byte are the index. UCX takes an address's 4-bit release for the
+     * release nearest its own minor, so which of them read as 1.18 or older depends on the reader:
+     * 16, 17 and 18 (0, 1 and 2) do for every reader from 1.19 to 1.23, while a 1.24 reads 1.16's 0
+     * as 1.32 (a row for 1.24 needs a format without it).
+     */
+    static final Format V1_19 = new Format("1.19", 64, 0x7f, 0b111);
   }
 
   private static final int VERSION_MASK = 0xf;
@@ -46,8 +66,9 @@ final class UcxWorkerAddress {
   private static final int IFACE_LEN_MASK = 0xff ^ (FLAG_HAS_EP_ADDR | FLAG_LAST);
   private static final int DEVICE_LEN_MASK = 0xff ^ (FLAG_SYS_DEVICE | FLAG_NUM_PATHS | FLAG_LAST);
   private static final int MD_EMPTY_DEV = 0x80;
-  private static final int MD_MASK_V1 = 0xff ^ (MD_EMPTY_DEV | 0x40 | 0x20);
   private static final int MD_MASK = 0xff ^ MD_EMPTY_DEV;
+  private static final int RELEASE_MASK = 0xf;
+  private static final int NO_RELEASE = -1;
   private static final int MAX_RESOURCES = 128; // UCP_MAX_RESOURCES: devices and interfaces
   private static final int MAX_MDS = 64; // UCP_MAX_MDS
   private static final int IFACE_ATTR_V1 = 16; // float overhead, bandwidth, lat_ovh; u32 flags
@@ -98,9 +119,9 @@ final class UcxWorkerAddress {
     if (version == VERSION_V1) {
       flags = header >>> FLAGS_SHIFT_V1;
     } else if (version == VERSION_V2) {
-      flags = u8();
+      flags = u8(); // the header's upper 4 bits are the packer's release (1.16 on), not flags
     } else {
-      throw new Malformed("version " + version + " (UCX 1.13 reads 0 and 1)");
+      throw new Malformed("version " + version + " (UCX reads 0 and 1)");
     }
     // ucp_ep_create asks for the UUID: a v1 address always carries one
     if (version == VERSION_V1 || (flags & HEADER_WORKER_UUID) != 0) {
@@ -117,18 +138,26 @@ final class UcxWorkerAddress {
     }
     int devices = 0;
     int ifaces = 0;
+    int legacyMd = -1; // the largest v1 md index that is in range only without the legacy flags
+    int release = NO_RELEASE;
     boolean lastDevice;
     do {
       if (++devices > MAX_RESOURCES) {
         throw new Malformed("more than " + MAX_RESOURCES + " devices");
       }
       boolean emptyDevice = (peek() & MD_EMPTY_DEV) != 0;
-      int md = extended(version == VERSION_V1 ? MD_MASK_V1 : MD_MASK, version);
+      int md = extended(version == VERSION_V1 ? format.mdMaskV1() : MD_MASK, version);
       if (md >= MAX_MDS) {
-        throw new Malformed("md index " + md);
+        if (version != VERSION_V1) {
+          throw new Malformed("md index " + md);
+        }
+        legacyMd = Math.max(legacyMd, md); // under 32 without the legacy flags
       }
       int deviceFlags = peek() & ~DEVICE_LEN_MASK;
       lastDevice = (deviceFlags & FLAG_LAST) != 0;
+      if (emptyDevice && lastDevice) {
+        release = md & RELEASE_MASK; // where UCX reads the peer's release from (1.16 on)
+      }
       int deviceLength = extended(DEVICE_LEN_MASK, version);
       if ((deviceFlags & FLAG_NUM_PATHS) != 0 && u8() == 0) {
         throw new Malformed("a device of 0 paths");
@@ -157,6 +186,10 @@ final class UcxWorkerAddress {
         }
       }
     } while (!lastDevice);
+    // UCX removes the legacy flags only once it knows the peer's release, after the last device
+    if (legacyMd >= 0 && release != NO_RELEASE && (format.legacyReleases() >>> release & 1) == 0) {
+      throw new Malformed("md index " + legacyMd + " from release " + release + " (mod 16)");
+    }
   }
 
   /**

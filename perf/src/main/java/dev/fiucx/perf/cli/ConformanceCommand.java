@@ -28,7 +28,7 @@ import picocli.CommandLine.Option;
     description =
         "Check every (family, op, datatype) cell and call form of a provider against the reference"
             + " semantics; print the matrix; exit 1 on any failure, 2 when it cannot run.")
-final class ConformanceCommand implements Callable<Integer> {
+final class ConformanceCommand implements Callable<Integer>, ProviderGate.OpensProvider {
   /** A progress line on stderr every this many checks: a handful per run. */
   private static final int PROGRESS_EVERY = 1000;
 
@@ -53,16 +53,12 @@ final class ConformanceCommand implements Callable<Integer> {
   Path html;
 
   @Override
+  public String providerToOpen() {
+    return provider;
+  }
+
+  @Override
   public Integer call() {
-    if (Fabric.providers().stream().noneMatch(p -> p.name().equals(provider))) {
-      System.err.println(
-          "fiucx conformance: unknown provider '"
-              + provider
-              + "' (known: "
-              + String.join(", ", Fabric.providers().stream().map(p -> p.name()).toList())
-              + ")");
-      return 2;
-    }
     Map<String, String> facts;
     try (Domain domain =
         Fabric.openDomain(

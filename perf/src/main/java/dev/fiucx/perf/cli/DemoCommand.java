@@ -50,7 +50,7 @@ import picocli.CommandLine.Option;
           + " /metrics, and the serve's shutdown.",
       "Exit status 0 when every part worked, 1 otherwise."
     })
-final class DemoCommand implements Callable<Integer> {
+final class DemoCommand implements Callable<Integer>, ProviderGate.OpensProvider {
   /** The serve's region the demo's atomics use. */
   static final String DEMO_REGION = "demo";
 
@@ -99,6 +99,11 @@ final class DemoCommand implements Callable<Integer> {
   @FunctionalInterface
   private interface Part {
     boolean run() throws Exception;
+  }
+
+  @Override
+  public String providerToOpen() {
+    return "ucx";
   }
 
   @Override

@@ -19,7 +19,7 @@ import picocli.CommandLine.Option;
     name = "info",
     mixinStandardHelpOptions = true,
     description = "Print the capability table: every (family, op, datatype) and how it is done.")
-final class InfoCommand implements Callable<Integer> {
+final class InfoCommand implements Callable<Integer>, ProviderGate.OpensProvider {
   @Option(
       names = "--json",
       description =
@@ -33,6 +33,11 @@ final class InfoCommand implements Callable<Integer> {
 
   @Option(names = "--transport", description = "the provider's transport: shm or tcp")
   String transport;
+
+  @Override
+  public String providerToOpen() {
+    return provider;
+  }
 
   @Override
   public Integer call() throws Exception {

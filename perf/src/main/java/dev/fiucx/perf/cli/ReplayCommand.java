@@ -18,7 +18,7 @@ import picocli.CommandLine.Parameters;
     name = "replay",
     mixinStandardHelpOptions = true,
     description = "Replay atomic test vectors and compare every byte; exit 1 on any failure.")
-final class ReplayCommand implements Callable<Integer> {
+final class ReplayCommand implements Callable<Integer>, ProviderGate.OpensProvider {
   @Option(
       names = "--engine",
       defaultValue = "reference",
@@ -34,6 +34,12 @@ final class ReplayCommand implements Callable<Integer> {
 
   @Parameters(arity = "1..*", paramLabel = "FILE", description = "JSON Lines vector files")
   List<Path> files;
+
+  /** The engine when it is a provider; the reference and unknown engines are this command's. */
+  @Override
+  public String providerToOpen() {
+    return Fabric.providers().stream().anyMatch(p -> p.name().equals(engine)) ? engine : null;
+  }
 
   @Override
   public Integer call() {

@@ -47,7 +47,7 @@ import picocli.CommandLine.Option;
           + " Fabric.connect(\"HOST:PORT\", ...) or bench --connect HOST:PORT --region NAME.",
       "Exit status 0 after a clean stop, 1 when serving failed, 2 on bad options."
     })
-public final class ServeCommand implements Callable<Integer> {
+public final class ServeCommand implements Callable<Integer>, ProviderGate.OpensProvider {
   /** The bootstrap port unless told otherwise (bench --server's default too). */
   static final int DEFAULT_PORT = 13340;
 
@@ -132,6 +132,11 @@ public final class ServeCommand implements Callable<Integer> {
           leaseMs == null ? Map.of() : Map.of(LOCK_LEASE_OPTION, Long.toString(leaseMs));
       return new DomainAttr(transport, DomainAttr.Progress.AUTO, false, options);
     }
+  }
+
+  @Override
+  public String providerToOpen() {
+    return "ucx";
   }
 
   @Override

@@ -32,7 +32,7 @@ import picocli.CommandLine.Option;
     description =
         "Run the mixed load against one target for a while; print memory, fds, threads and"
             + " request slots each minute; exit 1 when a round was not exact.")
-final class SoakCommand implements Callable<Integer> {
+final class SoakCommand implements Callable<Integer>, ProviderGate.OpensProvider {
   @Option(
       names = "--minutes",
       defaultValue = "10",
@@ -53,6 +53,11 @@ final class SoakCommand implements Callable<Integer> {
       defaultValue = "30000",
       description = "fetching ops per thread per round (default ${DEFAULT-VALUE})")
   int ops;
+
+  @Override
+  public String providerToOpen() {
+    return "ucx";
+  }
 
   @Override
   public Integer call() throws Exception {

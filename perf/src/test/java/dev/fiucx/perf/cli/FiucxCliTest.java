@@ -19,7 +19,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 @RequiresProvider("ucx")
 class FiucxCliTest {
@@ -32,7 +31,7 @@ class FiucxCliTest {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try {
       System.setOut(new PrintStream(bytes, true, StandardCharsets.UTF_8));
-      int exit = new CommandLine(new FiucxCli()).execute(args);
+      int exit = FiucxCli.commandLine().execute(args);
       return new Run(exit, bytes.toString(StandardCharsets.UTF_8));
     } finally {
       System.setOut(saved);
