@@ -18,9 +18,12 @@ import java.util.Set;
  *     progress at once; otherwise one thread at a time (UCX aborts when two threads meet in a
  *     single-threaded worker)
  * @param peerFailureDetection UCX's {@code UCP_ERR_HANDLING_MODE_PEER}: a dead peer fails its
- *     endpoint and its pending operations. Null picks it when the transports can do it: UCX 1.13's
- *     shared-memory transports cannot ("no peer failure handler"), and asking for it with them in
- *     the list makes UCX drop them, so it is on only for lists without them (e.g. {@code "tcp"}).
+ *     endpoint and its pending operations. Null picks it when the transports and the UCX series can
+ *     do it: UCX's shared-memory transports cannot ("no peer failure handler"), and asking for it
+ *     with them in the list makes UCX drop them; from UCX 1.16 on (protocols v2) an endpoint with
+ *     it has no software atomics, which every atomic over tcp is. So it is on only for lists
+ *     without shared memory (e.g. {@code "tcp"}) on UCX 1.13 to 1.15; elsewhere a control worker
+ *     with it watches each peer ({@link #controlWorker}).
  * @param controlTimeout how long a resolve waits for its answer, and a revoke for its
  *     acknowledgements
  * @param directPath whether native atomics on a peer region that UCX can map into this process
@@ -108,28 +111,33 @@ public record UcxOptions(
     };
   }
 
-  /** Whether to open endpoints with peer failure detection, given UCX_TLS from the environment. */
-  boolean detectPeerFailure(String environmentTls) {
+  /**
+   * Whether to open data endpoints with peer failure detection, given UCX_TLS from the environment
+   * and the UCX series loaded: never where the list may use shared memory (UCX's shared-memory
+   * transports cannot do it), nor where the series has no software atomics on such endpoints
+   * ({@link UcxSeries#softwareAtomicsWithFailureHandling}); an explicit choice is kept.
+   */
+  boolean detectPeerFailure(String environmentTls, UcxSeries series) {
     if (peerFailureDetection != null) {
       return peerFailureDetection;
     }
-    return !mayUseSharedMemory(environmentTls);
+    return !mayUseSharedMemory(environmentTls) && series.softwareAtomicsWithFailureHandling();
   }
 
   /**
    * Whether the control channel gets a UCX context and worker of its own, on tcp ({@link
-   * ControlWorker}): where failure detection is off, which is where shared memory is in the list.
-   * Why: UCX 1.13 frees an endpoint that was wired up to its peer (every endpoint a target claims
-   * for an initiator is) only when it is closed by force, and forces a close only with peer-failure
-   * handling, which its shared-memory transports lack; so a shm target kept one endpoint, with its
+   * ControlWorker}): wherever the data endpoints lack peer-failure handling, so that a dead peer is
+   * still seen by one endpoint to it. Why it matters: UCX frees an endpoint that was wired up to
+   * its peer (every endpoint a target claims for an initiator is) only when it is closed by force,
+   * and forces a close only with peer-failure handling; so a shm target kept one endpoint, with its
    * mapping of the initiator's FIFO, per initiator that ever came (about 15 KiB each, until the
    * worker died). On a tcp worker of their own, control endpoints have peer-failure handling and
    * are closed by force; the data worker keeps only the listed transports, so its progress costs
-   * what it did (a tcp interface on it would add an epoll_wait to every progress). A list without
-   * shared memory ({@code "tcp"}) needs none: its data worker has peer-failure handling itself.
+   * what it did (a tcp interface on it would add an epoll_wait to every progress). Where the data
+   * endpoints have peer-failure handling ({@code "tcp"} on UCX 1.13) none is needed.
    */
-  boolean controlWorker(String environmentTls) {
-    return !detectPeerFailure(environmentTls) && mayUseSharedMemory(environmentTls);
+  boolean controlWorker(String environmentTls, UcxSeries series) {
+    return !detectPeerFailure(environmentTls, series);
   }
 
   /**

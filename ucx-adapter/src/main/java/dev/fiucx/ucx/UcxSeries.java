@@ -26,6 +26,11 @@ import java.util.List;
  * @param protocolV1Only whether fiucx pins {@code UCX_PROTO_ENABLE=n}; from 1.16 on fiucx runs
  *     UCX's default protocols (v2), and from 1.22 on v1 has no RMA at all (put and get answer
  *     {@code UCS_ERR_UNSUPPORTED})
+ * @param softwareAtomicsWithFailureHandling whether an endpoint with UCX's peer-failure handling
+ *     has software atomics (every atomic over tcp is one): on protocols v2 it has none (their
+ *     software atomic cannot be aborted, so UCX leaves it out; seen on 1.18.1 and 1.23.0~rc1,
+ *     ucx_perftest's {@code -e} included), and data endpoints then go without, a control worker
+ *     watching the peer
  * @param fetchingLogicWrongOnShm whether this series is known to compute fetching AND, OR and XOR
  *     wrongly on shared-memory lanes (Debian's 1.13.1: the target keeps {@code old OP old}); the
  *     self-test decides in any case, this says what to expect
@@ -36,6 +41,7 @@ record UcxSeries(
     UcxLayout layout,
     UcxWorkerAddress.Format addressFormat,
     boolean protocolV1Only,
+    boolean softwareAtomicsWithFailureHandling,
     boolean fetchingLogicWrongOnShm) {
 
   /** The oldest UCX fiucx runs on. */
@@ -48,18 +54,24 @@ record UcxSeries(
   static final List<UcxSeries> TABLE =
       List.of(
           // 1.13: v1 protocols are UCX's default; 6 lanes per endpoint
-          new UcxSeries(13, "1.13.1", UcxLayout.V1_13, UcxWorkerAddress.Format.V1_13, true, true),
-          // 1.14 raised UCP_MAX_LANES to 16; v1 stays UCX's default until 1.16
-          new UcxSeries(14, null, UcxLayout.V1_13, UcxWorkerAddress.Format.V1_14, true, false),
-          // 1.16 made protocol v2 UCX's default
-          new UcxSeries(16, null, UcxLayout.V1_13, UcxWorkerAddress.Format.V1_14, false, false),
-          new UcxSeries(18, "1.18.1", UcxLayout.V1_13, UcxWorkerAddress.Format.V1_18, false, false),
-          // 1.19 reads 7 bits of a v1 address's md byte as the index
-          new UcxSeries(19, null, UcxLayout.V1_13, UcxWorkerAddress.Format.V1_19, false, false),
-          // 1.22 removed protocol v1 for RMA, and ucp_request_param_t grew to 96 bytes (remote_*)
-          new UcxSeries(22, null, UcxLayout.V1_22, UcxWorkerAddress.Format.V1_19, false, false),
           new UcxSeries(
-              23, "1.23.0", UcxLayout.V1_22, UcxWorkerAddress.Format.V1_19, false, false));
+              13, "1.13.1", UcxLayout.V1_13, UcxWorkerAddress.Format.V1_13, true, true, true),
+          // 1.14 raised UCP_MAX_LANES to 16; v1 stays UCX's default until 1.16
+          new UcxSeries(
+              14, null, UcxLayout.V1_13, UcxWorkerAddress.Format.V1_14, true, true, false),
+          // 1.16 made protocol v2 UCX's default
+          new UcxSeries(
+              16, null, UcxLayout.V1_13, UcxWorkerAddress.Format.V1_14, false, false, false),
+          new UcxSeries(
+              18, "1.18.1", UcxLayout.V1_13, UcxWorkerAddress.Format.V1_18, false, false, false),
+          // 1.19 reads 7 bits of a v1 address's md byte as the index
+          new UcxSeries(
+              19, null, UcxLayout.V1_13, UcxWorkerAddress.Format.V1_19, false, false, false),
+          // 1.22 removed protocol v1 for RMA, and ucp_request_param_t grew to 96 bytes (remote_*)
+          new UcxSeries(
+              22, null, UcxLayout.V1_22, UcxWorkerAddress.Format.V1_19, false, false, false),
+          new UcxSeries(
+              23, "1.23.0", UcxLayout.V1_22, UcxWorkerAddress.Format.V1_19, false, false, false));
 
   /** The newest series fiucx's tests ran on. */
   static final int NEWEST_PROVEN = 23;

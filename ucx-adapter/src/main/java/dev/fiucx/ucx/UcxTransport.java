@@ -205,7 +205,7 @@ public final class UcxTransport implements Transport {
     // v2 may read an atomic's operand after ucp_atomic_op_nbx returned (at the first send attempt
     // of a request it queued); v1 copies it inside the call
     this.operandKept = !"n".equalsIgnoreCase(UcpNative.configValue("PROTO_ENABLE", overrides));
-    this.detectPeerFailure = options.detectPeerFailure(System.getenv("UCX_TLS"));
+    this.detectPeerFailure = options.detectPeerFailure(System.getenv("UCX_TLS"), series);
     this.completions = completions;
     this.tracked = detectPeerFailure ? null : new PendingTokens();
 
@@ -260,7 +260,7 @@ public final class UcxTransport implements Transport {
     ControlWorker cw = null;
     WorkerEndpoints ce = null;
     String failure = null;
-    if (options.controlWorker(System.getenv("UCX_TLS"))) {
+    if (options.controlWorker(System.getenv("UCX_TLS"), series)) {
       try {
         cw = ControlWorker.open(options.threadSafe());
         ce = new WorkerEndpoints(cw.worker(), true, true);
@@ -870,7 +870,7 @@ public final class UcxTransport implements Transport {
 
   /** Why this transport has no control worker, for describe. */
   private String controlWorkerAbsence() {
-    if (!options.controlWorker(System.getenv("UCX_TLS"))) {
+    if (!options.controlWorker(System.getenv("UCX_TLS"), series)) {
       return "none (no shared memory in the list: the data worker has peer-failure handling)";
     }
     return "none (it could not be opened: "

@@ -13,6 +13,20 @@ import org.junit.jupiter.api.Test;
 /** Option translation and the UCX status to fi_errno mapping. */
 @RequiresUcx
 class UcxOptionsTest {
+  private static final UcxSeries V1_13 = UcxSeries.of(1, 13);
+  private static final UcxSeries V1_18 = UcxSeries.of(1, 18);
+
+  @Test
+  void fromProtocolsV2OnDataEndpointsGoWithoutFailureHandlingAndAControlWorkerWatches() {
+    UcxOptions o = UcxOptions.defaults();
+    assertFalse(o.withTransports("tcp").detectPeerFailure(null, V1_18));
+    assertTrue(o.withTransports("tcp").controlWorker(null, V1_18));
+    assertFalse(o.withTransports("shm").detectPeerFailure(null, V1_18));
+    assertTrue(o.withTransports("shm").controlWorker(null, V1_18));
+    assertTrue(
+        o.withTransports("tcp").withPeerFailureDetection(true).detectPeerFailure(null, V1_18));
+  }
+
   @Test
   void transportNamesBecomeUcxTls() {
     UcxOptions o = UcxOptions.defaults();
@@ -26,28 +40,31 @@ class UcxOptionsTest {
   @Test
   void theControlChannelGetsAWorkerOfItsOwnWhereverSharedMemoryMayBeUsed() {
     UcxOptions o = UcxOptions.defaults();
-    assertTrue(o.withTransports("shm").controlWorker(null));
-    assertTrue(o.withTransports("sm,self,tcp").controlWorker(null));
-    assertTrue(o.withTransports("posix,self").controlWorker(null));
-    assertTrue(o.controlWorker("sm,self"), "from UCX_TLS");
-    assertTrue(o.controlWorker(null), "UCX's default: all, shared memory included");
-    assertTrue(o.withTransports("^tcp").controlWorker(null));
-    assertFalse(o.withTransports("tcp").controlWorker(null), "every endpoint fails by itself");
-    assertFalse(o.withTransports("shm").withPeerFailureDetection(true).controlWorker(null));
+    assertTrue(o.withTransports("shm").controlWorker(null, V1_13));
+    assertTrue(o.withTransports("sm,self,tcp").controlWorker(null, V1_13));
+    assertTrue(o.withTransports("posix,self").controlWorker(null, V1_13));
+    assertTrue(o.controlWorker("sm,self", V1_13), "from UCX_TLS");
+    assertTrue(o.controlWorker(null, V1_13), "UCX's default: all, shared memory included");
+    assertTrue(o.withTransports("^tcp").controlWorker(null, V1_13));
+    assertFalse(
+        o.withTransports("tcp").controlWorker(null, V1_13), "every endpoint fails by itself");
+    assertFalse(o.withTransports("shm").withPeerFailureDetection(true).controlWorker(null, V1_13));
   }
 
   @Test
   void failureDetectionIsOnOnlyWithoutSharedMemory() {
     UcxOptions o = UcxOptions.defaults();
-    assertTrue(o.withTransports("tcp").detectPeerFailure(null));
-    assertFalse(o.withTransports("shm").detectPeerFailure(null));
-    assertFalse(o.withTransports("tcp,sysv").detectPeerFailure(null));
-    assertFalse(o.withTransports("^tcp").detectPeerFailure(null));
-    assertFalse(o.detectPeerFailure(null), "UCX's default is all transports");
-    assertTrue(o.detectPeerFailure("tcp"), "from UCX_TLS");
-    assertFalse(o.detectPeerFailure("posix,tcp"));
-    assertTrue(o.withTransports("shm").withPeerFailureDetection(true).detectPeerFailure(null));
-    assertFalse(o.withTransports("tcp").withPeerFailureDetection(false).detectPeerFailure(null));
+    assertTrue(o.withTransports("tcp").detectPeerFailure(null, V1_13));
+    assertFalse(o.withTransports("shm").detectPeerFailure(null, V1_13));
+    assertFalse(o.withTransports("tcp,sysv").detectPeerFailure(null, V1_13));
+    assertFalse(o.withTransports("^tcp").detectPeerFailure(null, V1_13));
+    assertFalse(o.detectPeerFailure(null, V1_13), "UCX's default is all transports");
+    assertTrue(o.detectPeerFailure("tcp", V1_13), "from UCX_TLS");
+    assertFalse(o.detectPeerFailure("posix,tcp", V1_13));
+    assertTrue(
+        o.withTransports("shm").withPeerFailureDetection(true).detectPeerFailure(null, V1_13));
+    assertFalse(
+        o.withTransports("tcp").withPeerFailureDetection(false).detectPeerFailure(null, V1_13));
     assertThrows(IllegalArgumentException.class, () -> o.withControlTimeout(Duration.ZERO));
   }
 
