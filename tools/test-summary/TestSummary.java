@@ -11,14 +11,42 @@ import org.w3c.dom.NodeList;
 
 /**
  * The closing lines of {@code ./fiucx test}: how many tests ran, passed, failed and were skipped in
- * each module, and why tests were skipped, read from surefire's XML reports. Run as a source file
- * ({@code java TestSummary.java ROOT}): no build step, nothing on the class path.
+ * each module, and why tests were skipped, read from surefire's XML reports; then one line per UCX
+ * release the suite ran on (the host's and each kept under {@code target/ucx-releases/}, see
+ * {@code tools/ucx-rootfs/test-releases}). Run as a source file ({@code java TestSummary.java
+ * ROOT}): no build step, nothing on the class path.
  */
 public final class TestSummary {
   public static void main(String[] args) throws Exception {
     Path root = Path.of(args.length > 0 ? args[0] : ".");
     Map<String, int[]> byModule = new TreeMap<>(); // tests, failures+errors, skipped
     Map<String, Integer> reasons = new TreeMap<>();
+    read(root, byModule, reasons);
+    printModules(byModule, reasons);
+    Path releases = root.resolve("target/ucx-releases");
+    if (Files.isDirectory(releases)) {
+      System.out.println("fiucx test: per UCX release");
+      try (Stream<Path> s = Files.list(releases)) {
+        for (Path release : s.filter(Files::isDirectory).sorted().toList()) {
+          Map<String, int[]> modules = new TreeMap<>();
+          read(release, modules, new TreeMap<>());
+          int[] all = new int[3];
+          for (int[] m : modules.values()) {
+            for (int i = 0; i < 3; i++) {
+              all[i] += m[i];
+            }
+          }
+          System.out.printf(
+              "  UCX %-22s %7d tests: %7d passed, %d failed, %d skipped%n",
+              release.getFileName(), all[0], all[0] - all[1] - all[2], all[1], all[2]);
+        }
+      }
+    }
+  }
+
+  /** Adds up the surefire reports under {@code root}, by module, and the reasons for skips. */
+  private static void read(Path root, Map<String, int[]> byModule, Map<String, Integer> reasons)
+      throws Exception {
     List<Path> reports;
     try (Stream<Path> s = Files.walk(root, 5)) {
       reports =
@@ -51,6 +79,9 @@ public final class TestSummary {
         reasons.merge(reason(why), 1, Integer::sum);
       }
     }
+  }
+
+  private static void printModules(Map<String, int[]> byModule, Map<String, Integer> reasons) {
     int tests = 0;
     int failed = 0;
     int skipped = 0;

@@ -48,10 +48,11 @@ echo 'Acquire::Check-Valid-Until "false";' > "$root/etc/apt/apt.conf.d/99fiucx-v
 mount -t proc proc "$root/proc"
 trap 'umount "$root/proc" 2>/dev/null || true' EXIT
 # ucx-utils brings ucx_perftest and, on trixie, the Open MPI it links; libucx-dev the headers the
-# layout probe compiles against (with gcc)
+# layout probe compiles against (with gcc); maven builds and runs the tests inside (with this
+# machine's JDK 25, bound in by `enter`)
 chroot "$root" apt-get update -q >&2
 DEBIAN_FRONTEND=noninteractive chroot "$root" apt-get install -y -q --no-install-recommends \
-  libucx0 libucx-dev ucx-utils gcc libc6-dev procps iproute2 >&2
+  libucx0 libucx-dev ucx-utils gcc libc6-dev procps iproute2 maven >&2
 chroot "$root" apt-get clean
 chroot "$root" dpkg-query -W -f='${Version}\n' libucx0 > "$ready"
 echo "$root"

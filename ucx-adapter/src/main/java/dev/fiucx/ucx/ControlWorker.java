@@ -45,10 +45,7 @@ final class ControlWorker {
     params.setConfig("TLS", TLS);
     UcpContext ctx = UcpNative.withoutApiVersionWarning(() -> new UcpContext(params));
     try {
-      UcpWorkerParams workerParams = new UcpWorkerParams();
-      if (threadSafe) {
-        workerParams.requestThreadSafety();
-      }
+      UcpWorkerParams workerParams = WorkerThreadMode.params(threadSafe);
       return new ControlWorker(ctx, ctx.newWorker(workerParams));
     } catch (RuntimeException e) {
       ctx.close();

@@ -29,7 +29,6 @@ import org.openucx.jucx.ucp.UcpMemMapParams;
 import org.openucx.jucx.ucp.UcpMemory;
 import org.openucx.jucx.ucp.UcpParams;
 import org.openucx.jucx.ucp.UcpWorker;
-import org.openucx.jucx.ucp.UcpWorkerParams;
 
 /**
  * fiucx's transport on UCX: one UCP context and one worker per instance for the data path, built
@@ -224,11 +223,7 @@ public final class UcxTransport implements Transport {
     WorkerEndpoints de;
     try {
       ctx = UcpNative.withoutApiVersionWarning(() -> new UcpContext(params));
-      UcpWorkerParams workerParams = new UcpWorkerParams();
-      if (options.threadSafe()) {
-        workerParams.requestThreadSafety();
-      }
-      w = ctx.newWorker(workerParams);
+      w = ctx.newWorker(WorkerThreadMode.params(options.threadSafe()));
       p =
           new AtomicPoster(
               tracked == null ? completions : this::trackedCompletion,
@@ -671,7 +666,7 @@ public final class UcxTransport implements Transport {
             + " (UCX_PROTO_ENABLE="
             + UcpNative.configValue("PROTO_ENABLE", configOverrides)
             + (series.protocolV1Only() ? ", pinned by fiucx for this series)" : ")"));
-    d.put("ucx.thread_mode", options.threadSafe() ? "multi" : "single");
+    d.put("ucx.thread_mode", options.threadSafe() ? "multi" : "serialized");
     d.put("ucx.peer_failure_detection", detectPeerFailure ? "on" : "off");
     d.put(
         "ucx.control_endpoint",
@@ -871,7 +866,7 @@ public final class UcxTransport implements Transport {
   /** Why this transport has no control worker, for describe. */
   private String controlWorkerAbsence() {
     if (!options.controlWorker(System.getenv("UCX_TLS"), series)) {
-      return "none (no shared memory in the list: the data worker has peer-failure handling)";
+      return "none (the data endpoints have peer-failure handling themselves)";
     }
     return "none (it could not be opened: "
         + controlWorkerFailure

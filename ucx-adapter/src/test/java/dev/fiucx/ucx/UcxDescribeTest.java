@@ -24,9 +24,15 @@ class UcxDescribeTest {
       assertEquals(v[0] + "." + v[1] + "." + v[2], d.get("ucx.version"));
       assertEquals("1.14", d.get("jucx.version"));
       assertEquals("sm,self", d.get("ucx.tls"));
-      assertEquals("n", d.get("ucx.proto_enable"));
+      // v1 where the series pins it (1.13), else UCX's default v2
+      assertEquals(
+          UcxSeries.loaded().protocolV1Only()
+              ? "v1 (UCX_PROTO_ENABLE=n, pinned by fiucx for this series)"
+              : "v2 (UCX_PROTO_ENABLE=y)",
+          d.get("ucx.protocols"));
+      assertTrue(d.get("ucx.series").contains(" series, proven (tested on "), d.get("ucx.series"));
       assertEquals(expectedAtomicMode(), d.get("ucx.atomic_mode"));
-      assertEquals("single", d.get("ucx.thread_mode"));
+      assertEquals("serialized", d.get("ucx.thread_mode"));
       assertEquals("off", d.get("ucx.peer_failure_detection"));
       assertEquals(Integer.toString(pair.a.address().length), d.get("ucx.address_bytes"));
       UcxAddress both = UcxAddress.read(pair.a.address());
@@ -53,10 +59,16 @@ class UcxDescribeTest {
     try (TransportPair pair = TransportPair.of("tcp")) {
       Map<String, String> d = pair.a.describe();
       assertEquals("tcp", d.get("ucx.tls"));
-      assertEquals("on", d.get("ucx.peer_failure_detection"));
-      assertEquals("the data endpoint", d.get("ucx.control_endpoint"));
-      assertTrue(d.get("ucx.control_worker").startsWith("none (no shared memory"));
-      assertNull(d.get("ucx.peer.0.control_lanes"));
+      if (UcxSeries.loaded().softwareAtomicsWithFailureHandling()) {
+        assertEquals("on", d.get("ucx.peer_failure_detection"));
+        assertEquals("the data endpoint", d.get("ucx.control_endpoint"));
+        assertTrue(d.get("ucx.control_worker").startsWith("none (the data endpoints have"));
+        assertNull(d.get("ucx.peer.0.control_lanes"));
+      } else { // protocols v2: no software atomics with failure handling; a control worker watches
+        assertEquals("off", d.get("ucx.peer_failure_detection"));
+        assertTrue(d.get("ucx.control_endpoint").startsWith("per peer, on the control worker"));
+        assertTrue(d.get("ucx.control_worker").startsWith("UCX context of its own (UCX_TLS=tcp)"));
+      }
       String lanes = d.get("ucx.peer.0.lanes");
       assertTrue(lanes.startsWith("lane[0]: "), lanes);
       assertTrue(lanes.contains("tcp/"), lanes);

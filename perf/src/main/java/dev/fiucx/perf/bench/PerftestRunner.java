@@ -30,6 +30,9 @@ public final class PerftestRunner {
   private final String ucxTls;
   private final PrintStream log;
 
+  /** Whether this ucx_perftest has an MPI mode to turn off ({@code -P}); null until asked. */
+  private Boolean mpiMode;
+
   /**
    * @param ucxTls the UCX_TLS both processes get: the list fiucx's domain uses
    */
@@ -150,10 +153,36 @@ public final class PerftestRunner {
   }
 
   private Process start(List<String> cmd) throws IOException {
+    if (mpiMode == null) {
+      mpiMode = hasMpiMode(executable);
+    }
+    if (mpiMode) {
+      // a ucx_perftest built with MPI (trixie's) takes a lone process for an MPI job of one and
+      // refuses to run as server or client: -P 0 turns its MPI mode off
+      List<String> withoutMpi = new ArrayList<>(cmd);
+      withoutMpi.addAll(1, List.of("-P", "0"));
+      cmd = withoutMpi;
+    }
     ProcessBuilder b = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT);
     b.environment().put("UCX_TLS", ucxTls);
     b.environment().put("UCX_LOG_FILE", "stderr");
     return b.start();
+  }
+
+  /** Whether {@code executable}'s usage lists {@code -P <0|1>}, its MPI mode switch. */
+  static boolean hasMpiMode(Path executable) throws IOException {
+    Process p = new ProcessBuilder(executable.toString(), "-h").redirectErrorStream(true).start();
+    try (BufferedReader r =
+        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+      boolean found = r.lines().anyMatch(l -> l.trim().startsWith("-P <0|1>"));
+      p.waitFor(START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+      return found;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while asking ucx_perftest for its options", e);
+    } finally {
+      p.destroyForcibly();
+    }
   }
 
   /** Reads a process's stdout into {@code lines} on a thread of its own; the latch: its end. */
