@@ -189,11 +189,21 @@ final class UcxPeer implements TransportPeer {
   }
 
   /**
-   * The control endpoint failed (inside progress): control goes on the data endpoint from now on.
-   * Not a failure of the peer: the data endpoint may still reach it (a dead peer is found by the
-   * look at its process, as without the split).
+   * The control endpoint failed (inside progress). Where the data endpoint has no peer-failure
+   * handling of its own, the control endpoint is what watches the peer (tcp on protocols v2, whose
+   * peer may live on another host, where its process cannot be looked at): the peer failed, and its
+   * pending operations end. Where the data endpoint has it, control goes on the data endpoint from
+   * now on, which may still reach the peer.
    */
   private void controlFailed(int ucsStatus, String text) {
+    if (!transport.detectsPeerFailure() && !process.observable()) {
+      int errno = UcsStatus.toFiErrno(ucsStatus);
+      errno = errno < 0 ? errno : -FiErrno.ECONNRESET;
+      if (fail(errno, "the control endpoint failed: " + text)) {
+        endPending(errno);
+      }
+      return;
+    }
     if (route != endpoint) {
       route = endpoint;
       transport
@@ -632,10 +642,17 @@ final class UcxPeer implements TransportPeer {
     }
   }
 
-  /** Called by UCX (inside progress) when the endpoint fails; UCX ends its own requests. */
+  /**
+   * Called by UCX (inside progress) when the data endpoint fails. With peer-failure handling UCX
+   * ends its own requests; without it (shared memory, or tcp on protocols v2) they would never end,
+   * so the operations recorded as pending to this peer end here.
+   */
   private void failed(int ucsStatus, String text) {
     int errno = UcsStatus.toFiErrno(ucsStatus);
-    fail(errno < 0 ? errno : -FiErrno.EIO, text);
+    errno = errno < 0 ? errno : -FiErrno.EIO;
+    if (fail(errno, text)) {
+      endPending(errno);
+    }
   }
 
   /**
