@@ -69,7 +69,7 @@ public final class PerftestRunner {
   List<String> clientCommand(PerftestMatch match, int port, long iterations, long warmup, int w) {
     return List.of(
         executable.toString(),
-        "localhost",
+        "127.0.0.1", // not "localhost": a fresh root file system may have no /etc/hosts
         "-p",
         Integer.toString(port),
         "-t",
@@ -164,6 +164,11 @@ public final class PerftestRunner {
       cmd = withoutMpi;
     }
     ProcessBuilder b = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT);
+    if (mpiMode) {
+      // its MPI still starts (a job of one), and Open MPI's shared-memory transport leaves a
+      // 16 MiB sm_segment file in /dev/shm per process behind: only the self transport is needed
+      b.environment().put("OMPI_MCA_btl", "self");
+    }
     b.environment().put("UCX_TLS", ucxTls);
     b.environment().put("UCX_LOG_FILE", "stderr");
     return b.start();
