@@ -13,8 +13,8 @@ import org.w3c.dom.NodeList;
  * The closing lines of {@code ./fiucx test}: how many tests ran, passed, failed and were skipped in
  * each module, and why tests were skipped, read from surefire's XML reports; then one line per UCX
  * release the suite ran on (the host's and each kept under {@code target/ucx-releases/}, see
- * {@code tools/ucx-rootfs/test-releases}). Run as a source file ({@code java TestSummary.java
- * ROOT}): no build step, nothing on the class path.
+ * {@code tools/ucx-rootfs/test-releases}), and the outcome of the newcomer's demo kept there. Run
+ * as a source file ({@code java TestSummary.java ROOT}): no build step, nothing on the class path.
  */
 public final class TestSummary {
   public static void main(String[] args) throws Exception {
@@ -39,6 +39,12 @@ public final class TestSummary {
           System.out.printf(
               "  UCX %-22s %7d tests: %7d passed, %d failed, %d skipped%n",
               release.getFileName(), all[0], all[0] - all[1] - all[2], all[1], all[2]);
+        }
+      }
+      Path newcomer = releases.resolve("newcomer-demo.txt");
+      if (Files.isRegularFile(newcomer)) {
+        for (String line : Files.readAllLines(newcomer)) {
+          System.out.println("fiucx test: " + line);
         }
       }
     }

@@ -5,15 +5,27 @@
 # apt-get inside it; nothing of the distribution is patched. A finished root holds
 # .fiucx-rootfs-ready (its UCX version), and the next call returns at once.
 #
-# usage: tools/ucx-rootfs/make-rootfs.sh SUITE      prints the root's directory on stdout
+# --bare makes SUITE-bare instead: debootstrap's minimal variant and no package more, what a
+# newcomer's fresh Debian holds before fiucx's launcher installs UCX into it (newcomer-demo copies
+# it afresh for each run). Its .fiucx-rootfs-ready holds the suite's Debian version.
+#
+# usage: tools/ucx-rootfs/make-rootfs.sh [--bare] SUITE      prints the root's directory on stdout
 #   FIUCX_ROOTFS_CACHE  where the roots live (default /var/tmp/fiucx-rootfs)
 #   DEBIAN_MIRROR       default http://deb.debian.org/debian
 set -euo pipefail
 
-suite="${1:?usage: make-rootfs.sh SUITE (trixie, sid)}"
+bare=0
+if [[ "${1:-}" == --bare ]]; then
+  bare=1
+  shift
+fi
+suite="${1:?usage: make-rootfs.sh [--bare] SUITE (trixie, sid)}"
 cache="${FIUCX_ROOTFS_CACHE:-/var/tmp/fiucx-rootfs}"
 mirror="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
-root="$cache/$suite"
+# a bare root and a root with UCX are two roots, each with its own lock and ready marker
+name="$suite"
+((bare)) && name="$suite-bare"
+root="$cache/$name"
 ready="$root/.fiucx-rootfs-ready"
 
 if [[ -s "$ready" ]]; then
@@ -28,8 +40,8 @@ if ! command -v debootstrap >/dev/null; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends debootstrap >&2
 fi
 mkdir -p "$cache"
-# one maker at a time per suite: a second caller waits for the first
-exec 9>"$cache/$suite.lock"
+# one maker at a time per root: a second caller waits for the first
+exec 9>"$cache/$name.lock"
 flock 9
 if [[ -s "$ready" ]]; then
   echo "$root"
@@ -38,13 +50,20 @@ fi
 rm -rf "$root"
 echo "make-rootfs: debootstrap $suite into $root" >&2
 debootstrap --variant=minbase "$suite" "$root" "$mirror" >&2
-# package scripts start no services inside the root
+# package scripts start no services inside the root: a chroot shares the host's kernel, and a
+# service started there would outlive the command that installed it (a bare root too: the
+# launcher's apt-get runs there)
 printf '#!/bin/sh\nexit 101\n' > "$root/usr/sbin/policy-rc.d"
 chmod 755 "$root/usr/sbin/policy-rc.d"
 cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
 # sid's Release file carries a Valid-Until that a mirror's copy outlives: seen expired here by three
 # weeks, which makes apt refuse the suite; the signature is still checked
 echo 'Acquire::Check-Valid-Until "false";' > "$root/etc/apt/apt.conf.d/99fiucx-valid-until"
+if ((bare)); then
+  cp "$root/etc/debian_version" "$ready"
+  echo "$root"
+  exit 0
+fi
 mount -t proc proc "$root/proc"
 trap 'umount "$root/proc" 2>/dev/null || true' EXIT
 # ucx-utils brings ucx_perftest and, on trixie, the Open MPI it links; libucx-dev the headers the
