@@ -55,11 +55,15 @@ public record ProcessIdentity(
     return known() && me.known() && bootIdHigh == me.bootIdHigh && bootIdLow == me.bootIdLow;
   }
 
+  /** include/linux/sched.h: the task is getting shut down. */
+  private static final long PF_EXITING = 0x4;
+
   /**
-   * Whether the process still runs: its pid exists with the same start time and is not a zombie.
-   * True when it cannot be decided ({@link #observable} false, or /proc unreadable for another
-   * reason than the pid being gone), so a peer is never declared dead by mistake. Reads /proc: for
-   * the progress path's periodic check, not for posting.
+   * Whether the process still runs: its pid exists with the same start time, and it is neither
+   * exiting nor a zombie. True when it cannot be decided ({@link #observable} false, or /proc
+   * unreadable for another reason than the pid being gone), so a peer is never declared dead by
+   * mistake. Reads /proc: for the progress path's periodic check and failed operations, not for
+   * posting.
    */
   public boolean alive() {
     if (!observable()) {
@@ -85,6 +89,15 @@ public record ProcessIdentity(
     char state = f[0].isEmpty() ? '?' : f[0].charAt(0);
     if (state == 'Z' || state == 'X' || state == 'x') {
       return false; // exited; its parent has not reaped it yet
+    }
+    try {
+      // field 9, the kernel's task flags: PF_EXITING is set once the process started to exit,
+      // before its memory goes (a read of it then fails) and long before it is a zombie
+      if ((Long.parseLong(f[6]) & PF_EXITING) != 0) {
+        return false;
+      }
+    } catch (NumberFormatException e) {
+      // an unknown format: the start time below still decides
     }
     try {
       return Long.parseLong(f[19]) == startTicks;

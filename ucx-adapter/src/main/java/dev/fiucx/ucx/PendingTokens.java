@@ -34,19 +34,21 @@ final class PendingTokens {
     }
   }
 
-  /** UCX completed one operation under {@code token}. */
-  synchronized void completed(long token) {
+  /** UCX completed one operation under {@code token}; returns the peer it went to, or -1. */
+  synchronized int completed(long token) {
     int i = find(token);
     if (entries[i] == 0) {
       insert(i, token, entry(-1, -1)); // before the poster recorded it
-      return;
+      return -1;
     }
+    int peer = (int) (entries[i] >>> 32) - 1;
     int count = (int) entries[i] - 1;
     if (count == 0) {
       remove(i);
     } else {
       entries[i] = (entries[i] & 0xFFFF_FFFF_0000_0000L) | (count & 0xFFFF_FFFFL);
     }
+    return peer;
   }
 
   /**

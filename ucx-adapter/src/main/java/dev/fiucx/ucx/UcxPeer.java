@@ -397,6 +397,12 @@ final class UcxPeer implements TransportPeer {
    * found between the post and this record ends it here.
    */
   private int track(int posted, long token) {
+    if (posted == -FiErrno.EIO && process.observable() && !process.alive()) {
+      // UCX 1.18 refuses an operation on shared memory to a dead peer with a plain I/O error
+      // (cma cannot read a process that is gone): say what happened, and end the rest
+      processExited();
+      return -FiErrno.ECONNRESET;
+    }
     if (posted == PENDING && tracked != null) {
       tracked.posted(token, id);
       if (failure != 0) {
@@ -650,6 +656,11 @@ final class UcxPeer implements TransportPeer {
   private void failed(int ucsStatus, String text) {
     int errno = UcsStatus.toFiErrno(ucsStatus);
     errno = errno < 0 ? errno : -FiErrno.EIO;
+    if (errno == -FiErrno.EIO && process.observable() && !process.alive()) {
+      // UCX 1.18's shared memory reports a dead peer as a plain I/O error: say what happened
+      errno = -FiErrno.ECONNRESET;
+      text = "the peer's process (" + process + ") exited: " + text;
+    }
     if (fail(errno, text)) {
       endPending(errno);
     }

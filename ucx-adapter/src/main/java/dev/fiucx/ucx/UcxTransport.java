@@ -439,8 +439,30 @@ public final class UcxTransport implements Transport {
 
   /** UCX completed a pending operation of a transport that records them ({@link #tracked}). */
   private void trackedCompletion(long token, int status) {
-    tracked.completed(token);
+    int peer = tracked.completed(token);
+    if (status == -FiErrno.EIO && peerProcessGone(peer)) {
+      // UCX 1.18's shared memory ends an operation to a dead peer with a plain I/O error (cma
+      // cannot read a process that is gone): say what happened; checkPeers ends the rest
+      status = -FiErrno.ECONNRESET;
+    }
     completions.completed(token, status);
+  }
+
+  /**
+   * Whether peer number {@code id}'s process is observably gone; if so it is queued for {@link
+   * #checkPeers}, as {@link PeerWatch} would. Only on an operation's failure.
+   */
+  private boolean peerProcessGone(int id) {
+    UcxPeer p;
+    synchronized (this) {
+      p = id >= 0 && id < peers.size() ? peers.get(id) : null;
+    }
+    if (p == null || !p.process().observable() || p.process().alive()) {
+      return false;
+    }
+    deadPeers.add(p);
+    deathsSeen = true;
+    return true;
   }
 
   /** Ends an operation UCX will never end (its peer died or closed) with {@code status}. */

@@ -9,6 +9,11 @@ public final class UcxSeriesFacts {
     return UcxSeries.loaded().fetchingLogicWrongOnShm();
   }
 
+  /** Whether fiucx runs UCX's protocols v1 on the loaded series. */
+  public static boolean protocolsV1() {
+    return UcxSeries.loaded().protocolV1Only();
+  }
+
   /** Whether data endpoints over tcp have UCX's peer-failure handling on the loaded series. */
   public static boolean softwareAtomicsWithFailureHandling() {
     return UcxSeries.loaded().softwareAtomicsWithFailureHandling();
