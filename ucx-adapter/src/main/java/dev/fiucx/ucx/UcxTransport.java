@@ -185,6 +185,16 @@ public final class UcxTransport implements Transport {
    *     UCX may purge requests (tests lower it)
    */
   UcxTransport(TransportCompletions completions, UcxOptions options, int requestSlots) {
+    this(completions, options, requestSlots, null);
+  }
+
+  /**
+   * @param protoEnable UCX_PROTO_ENABLE for this transport's context ({@code "y"} or {@code "n"}),
+   *     or null for the series' choice: tests force each protocol generation where the series has
+   *     both
+   */
+  UcxTransport(
+      TransportCompletions completions, UcxOptions options, int requestSlots, String protoEnable) {
     UcpNative.ensureLoaded();
     this.series = UcxSeries.loaded();
     this.options = options;
@@ -197,7 +207,9 @@ public final class UcxTransport implements Transport {
       overrides.put("TLS", tls);
     }
     // UCX's default protocols, but where the series' facts say v1 (UcxSeries#protocolV1Only)
-    if (series.protocolV1Only()) {
+    if (protoEnable != null) {
+      overrides.put("PROTO_ENABLE", protoEnable);
+    } else if (series.protocolV1Only()) {
       overrides.put("PROTO_ENABLE", "n");
     }
     this.configOverrides = Map.copyOf(overrides);

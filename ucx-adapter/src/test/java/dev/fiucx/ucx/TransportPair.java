@@ -21,8 +21,13 @@ final class TransportPair implements AutoCloseable {
   private long nextToken = 1;
 
   TransportPair(UcxOptions options) {
-    a = new UcxTransport(completionsA, options);
-    b = new UcxTransport(completionsB, options);
+    this(options, null);
+  }
+
+  /** Both on UCX_PROTO_ENABLE={@code protoEnable}, or on the series' choice where null. */
+  TransportPair(UcxOptions options, String protoEnable) {
+    a = new UcxTransport(completionsA, options, AtomicRequests.DEFAULT_SLOTS, protoEnable);
+    b = new UcxTransport(completionsB, options, AtomicRequests.DEFAULT_SLOTS, protoEnable);
     aToB = (UcxPeer) a.connect(b.address());
     bToA = (UcxPeer) b.connect(a.address());
   }
