@@ -31,15 +31,17 @@ import java.lang.invoke.MethodType;
  * ucp_worker_progress}, frees it and reports the token. So it does not matter whether another
  * thread's progress completes the request before {@code ucp_atomic_op_nbx} has even returned.
  *
- * <p>Operand lifetime. UCX's protocols v1 (UCX_PROTO_ENABLE=n, UCX's default before 1.16) copy the
- * operand out of {@code buffer} inside the call, so one scratch word serves every post. Protocols
- * v2 (the default from 1.16 on) copy it at the request's first send attempt, which for a request
- * UCX queued (no resources yet, wire-up under way) comes after the call returned: there each atomic
- * takes a request slot ({@link AtomicRequests}), its operand lives in the slot, and the slot goes
- * back only when UCX is done with the request. A non-fetching atomic on v2 asks UCX for a request
- * whatever happens ({@code UCP_OP_ATTR_FLAG_NO_IMM_CMPL}): UCX would otherwise free a request it
- * completed inside the call, and a slot is not UCX's to free. The CSWAP swap value and every
- * fetched result live in the caller's result buffer, which the engine keeps until completion.
+ * <p>Operand lifetime. UCX's API asks that an atomic's {@code buffer} stay unchanged until the
+ * operation completes. Protocols v1 (UCX_PROTO_ENABLE=n, UCX's default before 1.16) copy the
+ * operand inside the call, so one scratch word serves every post. Protocols v2 (the default from
+ * 1.16 on) copy it at the request's first send attempt: inside the call for endpoints made from a
+ * worker address, as fiucx's are (on 1.13.1, 1.18.1 and 1.23.0~rc1 a shared word passes {@code
+ * OperandLifetimeTest}), but later where UCX first has to reconfigure an endpoint. So on v2 each
+ * atomic takes a request slot ({@link AtomicRequests}), its operand lives in the slot, and the slot
+ * goes back only when UCX is done with the request. A non-fetching atomic on v2 asks UCX for a
+ * request whatever happens ({@code UCP_OP_ATTR_FLAG_NO_IMM_CMPL}): UCX would otherwise free a
+ * request it completed inside the call, and a slot is not UCX's to free. The CSWAP swap value and
+ * every fetched result live in the caller's result buffer, which the engine keeps until completion.
  */
 final class AtomicPoster {
   // ucp_send_nbx_callback_t: void (*)(void *request, ucs_status_t status, void *user_data)
