@@ -206,10 +206,11 @@ public final class UcxTransport implements Transport {
     if (tls != null) {
       overrides.put("TLS", tls);
     }
-    // UCX's default protocols, but where the series' facts say v1 (UcxSeries#protocolV1Only)
+    // UCX's default protocols, but v1 where the series' facts say so (UcxSeries#protocolV1Only)
+    // and the user set no UCX_PROTO_ENABLE of their own (which bench uses to compare the two)
     if (protoEnable != null) {
       overrides.put("PROTO_ENABLE", protoEnable);
-    } else if (series.protocolV1Only()) {
+    } else if (series.protocolV1Only() && System.getenv("UCX_PROTO_ENABLE") == null) {
       overrides.put("PROTO_ENABLE", "n");
     }
     this.configOverrides = Map.copyOf(overrides);
@@ -699,7 +700,7 @@ public final class UcxTransport implements Transport {
         (operandKept ? "v2" : "v1")
             + " (UCX_PROTO_ENABLE="
             + UcpNative.configValue("PROTO_ENABLE", configOverrides)
-            + (series.protocolV1Only() ? ", pinned by fiucx for this series)" : ")"));
+            + (configOverrides.containsKey("PROTO_ENABLE") ? ", set by fiucx)" : ")"));
     d.put("ucx.thread_mode", options.threadSafe() ? "multi" : "serialized");
     d.put("ucx.peer_failure_detection", detectPeerFailure ? "on" : "off");
     d.put(
