@@ -4,7 +4,6 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.fiucx.FiErrno;
 import dev.fiucx.spi.RemoteAtomicOp;
@@ -116,10 +115,6 @@ class OperandLifetimeTest {
   @MethodSource("cases")
   void everyOperandArrivesAsPosted(String transports, Protocols protocols) {
     UcxSeries series = UcxSeries.loaded();
-    assumeTrue(
-        !(transports.equals("tcp") && protocols == Protocols.FORCED_V1 && !series.protocolV1Only()),
-        "protocols v1 over tcp crash inside UCX 1.18.1 (ucp_mem_type_pack): forced only where"
-            + " the series runs v1 anyway");
     UcxOptions options = UcxOptions.defaults().withTransports(transports).withDirectPath(false);
     try (Arena arena = Arena.ofShared();
         TransportPair pair = new TransportPair(options, protocols.protoEnable)) {

@@ -57,6 +57,14 @@ final class BenchHeader {
         cfg.progress().name().toLowerCase(Locale.ROOT),
         cfg.domainAttr().threading().name().toLowerCase(Locale.ROOT),
         cfg.directPath() == null ? "" : ", direct_path " + cfg.directPath());
+    // the series as the provider judges it (proven or not) and the protocols UCX runs
+    if (facts.domain().containsKey("ucx.series")) {
+      out.printf(
+          "  %-10s %s; protocols %s%n",
+          "series",
+          facts.domain().get("ucx.series"),
+          facts.domain().getOrDefault("ucx.protocols", "?"));
+    }
     // one line per lane: UCX describes each with its transport, device and what it carries
     facts.lanes().values().stream()
         .flatMap(v -> java.util.Arrays.stream(v.split(";\\s*")))
