@@ -31,7 +31,7 @@ class UcxSeriesTest {
     assertEquals(14, UcxSeries.of(1, 15).minor());
     assertEquals(16, UcxSeries.of(1, 17).minor());
     assertEquals(18, UcxSeries.of(1, 18).minor());
-    assertEquals(18, UcxSeries.of(1, 21).minor());
+    assertEquals(19, UcxSeries.of(1, 21).minor());
     assertEquals(22, UcxSeries.of(1, 22).minor());
     assertEquals(23, UcxSeries.of(1, 30).minor());
   }
