@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.fiucx.FiErrno;
 import dev.fiucx.conformance.remote.JavaCommand;
@@ -35,6 +36,11 @@ import org.junit.jupiter.api.Test;
 class UcxPeerFailureTest {
   @Test
   void aPeerThatDiesFailsItsPendingOperationAndLaterPosts() throws Exception {
+    assumeTrue(
+        UcxSeries.loaded().softwareAtomicsWithFailureHandling(),
+        "open from UCX 1.16 (protocols v2): a tcp peer that fails while a software atomic waits in"
+            + " its endpoint's wire-up queue makes UCX abort the process ('abort' is not"
+            + " implemented for protocol amo/fetch/sw), NOTES.md");
     Process child =
         new ProcessBuilder(JavaCommand.of(List.of(), PeerProcess.class, "tcp"))
             .redirectError(ProcessBuilder.Redirect.DISCARD)
