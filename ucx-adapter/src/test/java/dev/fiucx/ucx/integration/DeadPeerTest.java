@@ -68,7 +68,6 @@ class DeadPeerTest {
     assumeFalse(
         transport.equals("shm")
             && memory.equals("register")
-            && progress == DomainAttr.Progress.MANUAL
             && !dev.fiucx.ucx.UcxSeriesFacts.protocolsV1(),
         "open on UCX 1.18 and later: a remote-lock get or put by cma to a killed shm target with"
             + " registered memory ends with FI_EIO, not FI_ECONNRESET (NOTES.md)");
