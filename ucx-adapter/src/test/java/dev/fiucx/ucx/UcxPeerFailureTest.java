@@ -34,13 +34,17 @@ import org.junit.jupiter.api.Test;
  */
 @RequiresUcx
 class UcxPeerFailureTest {
-  @Test
-  void aPeerThatDiesFailsItsPendingOperationAndLaterPosts() throws Exception {
+  @org.junit.jupiter.api.BeforeEach
+  void protocolsV1() {
     assumeTrue(
         UcxSeries.loaded().softwareAtomicsWithFailureHandling(),
-        "open from UCX 1.16 (protocols v2): a tcp peer that fails while a software atomic waits in"
-            + " its endpoint's wire-up queue makes UCX abort the process ('abort' is not"
-            + " implemented for protocol amo/fetch/sw), NOTES.md");
+        "open from UCX 1.16 (protocols v2): a peer whose endpoint fails while a software atomic"
+            + " waits in its wire-up queue makes UCX abort the process ('abort' is not implemented"
+            + " for protocol amo/fetch/sw), over tcp and shared memory alike; NOTES.md");
+  }
+
+  @Test
+  void aPeerThatDiesFailsItsPendingOperationAndLaterPosts() throws Exception {
     Process child =
         new ProcessBuilder(JavaCommand.of(List.of(), PeerProcess.class, "tcp"))
             .redirectError(ProcessBuilder.Redirect.DISCARD)
