@@ -9,7 +9,6 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 
 import dev.fiucx.FiErrno;
-import dev.fiucx.spi.TransportCompletions;
 import dev.fiucx.spi.TransportPeer;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -44,6 +43,12 @@ import java.lang.invoke.MethodType;
  * every fetched result live in the caller's result buffer, which the engine keeps until completion.
  */
 final class AtomicPoster {
+  /** Where a completion UCX delivers goes: the request it ended, the engine's token, the status. */
+  @FunctionalInterface
+  interface RequestCompletions {
+    void completed(long request, long token, int status);
+  }
+
   // ucp_send_nbx_callback_t: void (*)(void *request, ucs_status_t status, void *user_data)
   private static final FunctionDescriptor SEND_CALLBACK =
       FunctionDescriptor.ofVoid(JAVA_LONG, JAVA_BYTE, JAVA_LONG);
@@ -60,10 +65,11 @@ final class AtomicPoster {
     }
   }
 
-  /** Scratch layout: the param's room, then the operand word. */
+  /** Scratch layout: the param's room, the operand word, the last pending request. */
   private static final long OPERAND = PARAM_ROOM;
 
-  private static final long SCRATCH_SIZE = PARAM_ROOM + 8;
+  private static final long LAST_REQUEST = PARAM_ROOM + 8;
+  private static final long SCRATCH_SIZE = PARAM_ROOM + 16;
   private static final int FETCH_MASK =
       UCP_OP_ATTR_FIELD_CALLBACK
           | UCP_OP_ATTR_FIELD_USER_DATA
@@ -85,7 +91,7 @@ final class AtomicPoster {
   private static final long DT4 = ucpDtMakeContig(4);
   private static final long DT8 = ucpDtMakeContig(8);
 
-  private final TransportCompletions completions;
+  private final RequestCompletions completions;
   private final boolean critical;
   private final Arena arena;
   private final long callback;
@@ -125,7 +131,7 @@ final class AtomicPoster {
    */
   @SuppressWarnings("restricted")
   AtomicPoster(
-      TransportCompletions completions,
+      RequestCompletions completions,
       boolean threadSafe,
       long requestSize,
       boolean purgedOnFailure,
@@ -314,14 +320,23 @@ final class AtomicPoster {
     return outcome(UcpNative.epFlushNbx(ep, s.address()));
   }
 
-  private static int outcome(long statusPtr) {
+  private int outcome(long statusPtr) {
     if (statusPtr == 0) {
       return TransportPeer.DONE;
     }
     if (UcsStatus.isError(statusPtr)) {
       return UcsStatus.toFiErrno((int) statusPtr);
     }
+    scratch().set(JAVA_LONG, LAST_REQUEST, statusPtr);
     return TransportPeer.PENDING;
+  }
+
+  /**
+   * The request of this thread's last post that returned {@link TransportPeer#PENDING}: the one
+   * whose completion will carry its token, for {@link PendingRequests}.
+   */
+  long lastRequest() {
+    return scratch().get(JAVA_LONG, LAST_REQUEST);
   }
 
   /**
@@ -329,25 +344,24 @@ final class AtomicPoster {
    * completed before calling back, so ucp_request_free returns it to the pool at once; one of
    * {@link AtomicRequests}' slots goes back to its stack instead (UCX must never free those).
    * Nothing may escape into native code, so whatever is thrown here is kept for {@link
-   * #rethrowDeferred}, every one of them; when giving the request back fails, the operation still
-   * ends, with {@code -FI_EIO}, rather than never.
+   * #rethrowDeferred}, every one of them; the operation is reported before its request goes back,
+   * so it ends even when giving the request back fails.
    */
   @SuppressWarnings("unused") // called through ON_COMPLETE
   private void onComplete(long request, byte status, long token) {
-    int fiStatus;
     try {
-      fiStatus = UcsStatus.toFiErrno(status);
+      // reported while UCX cannot hand the request out again, so that PendingRequests tells this
+      // request from a later one at the same address
+      completions.completed(request, token, UcsStatus.toFiErrno(status));
+    } catch (Throwable t) {
+      defer(t);
+    }
+    try {
       if (requests != null && requests.owns(request)) {
         requests.give(request);
       } else {
         UcpNative.requestFree(request);
       }
-    } catch (Throwable t) {
-      defer(t);
-      fiStatus = -FiErrno.EIO;
-    }
-    try {
-      completions.completed(token, fiStatus);
     } catch (Throwable t) {
       defer(t);
     }

@@ -147,6 +147,44 @@ final class ControlChannel {
           (headerAddress, headerLength, data, replyEp) -> received(amId, data, replyEp, side),
           UcxConstants.UCP_AM_FLAG_WHOLE_MSG);
     }
+    worker.setAmRecvHandler(
+        ControlMessage.AM_WIRE_UP,
+        (headerAddress, headerLength, data, replyEp) -> 0, // UCS_OK: UCX releases the data
+        UcxConstants.UCP_AM_FLAG_WHOLE_MSG);
+  }
+
+  /**
+   * Sends {@link ControlMessage#AM_WIRE_UP} on {@code ep} with UCX's reply flag, which makes UCX
+   * learn the peer's endpoint first: the send completes once the endpoint is wired up. The returned
+   * callback's {@code done} says when; {@code onFailure} gets a negative fi_errno when it cannot be
+   * sent.
+   */
+  Sent sendWireUp(UcpEndpoint ep, IntConsumer onFailure) {
+    MemorySegment payload = Arena.ofAuto().allocate(8, 8);
+    SendCallback cb = new SendCallback(payload, onFailure);
+    try {
+      ep.sendAmNonBlocking(
+          ControlMessage.AM_WIRE_UP,
+          0,
+          0,
+          payload.address(),
+          8,
+          UcxConstants.UCP_AM_SEND_FLAG_EAGER | UcxConstants.UCP_AM_SEND_FLAG_REPLY,
+          cb,
+          UcxConstants.UCS_MEMORY_TYPE_HOST);
+    } catch (UcxException e) {
+      transport.errors().peerCaused("sending a wire-up message", e);
+      if (!cb.done) {
+        cb.done = true;
+        onFailure.accept(-FiErrno.EIO);
+      }
+    }
+    return cb;
+  }
+
+  /** A send in flight: {@link #done} once it completed or failed. */
+  interface Sent {
+    boolean done();
   }
 
   /** Runs {@code action} at the end of the current (or next) {@link UcxTransport#progress}. */
@@ -305,7 +343,7 @@ final class ControlChannel {
   }
 
   /** Keeps the payload (none for a flush) alive until UCX is done with it; records the outcome. */
-  private static final class SendCallback extends UcxCallback {
+  private static final class SendCallback extends UcxCallback implements Sent {
     private final MemorySegment payload; // referenced so that the auto arena cannot free it early
     private final IntConsumer onFailure;
     volatile boolean done;
@@ -313,6 +351,11 @@ final class ControlChannel {
     SendCallback(MemorySegment payload, IntConsumer onFailure) {
       this.payload = payload;
       this.onFailure = onFailure;
+    }
+
+    @Override
+    public boolean done() {
+      return done;
     }
 
     @Override

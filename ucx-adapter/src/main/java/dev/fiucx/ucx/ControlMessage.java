@@ -18,6 +18,12 @@ sealed interface ControlMessage {
   int AM_RELEASE = 0x4935;
   int[] AM_IDS = {AM_RESOLVE, AM_RESOLVE_REPLY, AM_REVOKE, AM_REVOKE_ACK, AM_RELEASE};
 
+  /**
+   * Carries nothing and is dropped where it arrives; sent with UCX's reply flag, it completes only
+   * once the endpoint has finished its wire-up with the peer ({@link UcxPeer#awaitWiredUp}).
+   */
+  int AM_WIRE_UP = 0x4936;
+
   /** The active message id this kind travels under. */
   int amId();
 

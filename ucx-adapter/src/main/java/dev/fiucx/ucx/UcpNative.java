@@ -16,8 +16,8 @@ import org.openucx.jucx.NativeLibs;
 
 /**
  * FFM downcalls into the libucp that jucx loaded, for what jucx lacks: atomics, puts and gets
- * without allocating, request handling, flush and fence with our own callback, and the print/query
- * calls behind {@code describe()}.
+ * without allocating, request handling, flush with our own callback, and the print/query calls
+ * behind {@code describe()}.
  *
  * <p>Every pointer and handle travels as a {@code JAVA_LONG} (x86-64 LP64), so no call allocates a
  * {@link MemorySegment}. {@code ucs_status_t} is a packed enum, one signed byte in C calls, hence
@@ -87,10 +87,6 @@ final class UcpNative {
   // ucs_status_t ucp_request_check_status(void *request)
   private static final MethodHandle REQUEST_CHECK_STATUS =
       ucp("ucp_request_check_status", FunctionDescriptor.of(JAVA_BYTE, JAVA_LONG));
-
-  // ucs_status_t ucp_worker_fence(ucp_worker_h)
-  private static final MethodHandle WORKER_FENCE =
-      ucp("ucp_worker_fence", FunctionDescriptor.of(JAVA_BYTE, JAVA_LONG));
 
   // ucs_status_t ucp_worker_arm(ucp_worker_h)
   private static final MethodHandle WORKER_ARM =
@@ -258,14 +254,6 @@ final class UcpNative {
   static int requestCheckStatus(long request) {
     try {
       return (byte) REQUEST_CHECK_STATUS.invokeExact(request);
-    } catch (Throwable t) {
-      throw rethrow(t);
-    }
-  }
-
-  static int workerFence(long worker) {
-    try {
-      return (byte) WORKER_FENCE.invokeExact(worker);
     } catch (Throwable t) {
       throw rethrow(t);
     }

@@ -75,7 +75,7 @@ final class UcxPeer implements TransportPeer {
   private final ProcessIdentity process;
 
   /** Where this peer's pending operations are recorded, or null where UCX reports a dead peer. */
-  private final PendingTokens tracked;
+  private final PendingRequests tracked;
 
   private final UcpEndpoint endpoint;
   private final long ep;
@@ -134,13 +134,19 @@ final class UcxPeer implements TransportPeer {
   private volatile String failureText;
   private volatile boolean closed;
 
+  /** Whether the data endpoint has finished its wire-up ({@link #awaitWiredUp}). */
+  private volatile boolean wiredUp;
+
+  /** Whether the peer is this transport itself (no wire-up, nothing mapped). */
+  private final boolean self;
+
   UcxPeer(
       UcxTransport transport,
       AtomicPoster poster,
       int id,
       UcxAddress peerAddress,
       ProcessIdentity process,
-      PendingTokens tracked) {
+      PendingRequests tracked) {
     this.transport = transport;
     this.poster = poster;
     this.id = id;
@@ -150,7 +156,7 @@ final class UcxPeer implements TransportPeer {
     this.postsRaceRevokes = transport.options().threadSafe();
     this.endpoint = transport.dataEndpoints().open(peerAddress.data(), this::failed);
     this.ep = endpoint.getNativeId();
-    boolean self = java.util.Arrays.equals(peerAddress.encode(), transport.address());
+    this.self = java.util.Arrays.equals(peerAddress.encode(), transport.address());
     WorkerEndpoints side = transport.controlRouteTo(peerAddress);
     UcpEndpoint c = null;
     if (side.controlOnly() && !self) { // self: no wire-up, nothing to free
@@ -404,7 +410,7 @@ final class UcxPeer implements TransportPeer {
       return -FiErrno.ECONNRESET;
     }
     if (posted == PENDING && tracked != null) {
-      tracked.posted(token, id);
+      tracked.posted(poster.lastRequest(), token, id);
       if (failure != 0) {
         endPending(failure);
       }
@@ -482,10 +488,55 @@ final class UcxPeer implements TransportPeer {
         }
         transport.progress();
       }
+      if (p.status == 0 && !wiredUp && takesSoftwareAtomics(key)) {
+        return awaitWiredUp(deadline);
+      }
     } finally {
       transport.endControlWait();
     }
     return p.status;
+  }
+
+  /**
+   * Whether UCX carries atomics on {@code key}'s region in software (over tcp, or on registered
+   * memory over shared memory): UCX cannot map it into this process. Atomics it does in place
+   * (memory UCX allocated, over shared memory) need no reply, and no wire-up with the peer.
+   */
+  private boolean takesSoftwareAtomics(long key) {
+    UcxRemoteRegion r = cache.get(key);
+    return r != null && !self && UcpNative.rkeyPtr(r.rkeyHandle(), r.base()) == 0;
+  }
+
+  /**
+   * Waits, within a resolve's deadline, until the data endpoint has finished its wire-up with the
+   * peer: a message sent with UCX's reply flag waits in the endpoint's wire-up queue until UCX has
+   * learnt the peer's endpoint. Why: on protocols v2 (UCX 1.16 and later) a software atomic still
+   * in that queue when the endpoint fails makes UCX abort the whole process ("'abort' is not
+   * implemented for protocol amo/fetch/sw", UCX 1.18.1 and 1.23.0~rc1, over tcp and shared memory
+   * alike), and the first software atomic to a peer would start the wire-up and wait there. Wired
+   * up, an atomic goes straight to its transport, and one in flight when the peer dies ends the way
+   * every other does ({@link #failed}, {@link #processExited}). Once per peer, on the first resolve
+   * of a region UCX does atomics on in software; regions UCX maps need no wire-up, and a target
+   * that answered one would keep an endpoint back for each initiator.
+   */
+  private int awaitWiredUp(long deadline) {
+    int[] failedWith = {0};
+    ControlChannel.Sent sent =
+        transport.control().sendWireUp(endpoint, status -> failedWith[0] = status);
+    while (!sent.done()) {
+      if (failure != 0) {
+        return failure;
+      }
+      if (System.nanoTime() - deadline > 0) {
+        return -FiErrno.ETIMEDOUT;
+      }
+      transport.progress();
+    }
+    if (failedWith[0] != 0) {
+      return failure != 0 ? failure : failedWith[0];
+    }
+    wiredUp = true;
+    return 0;
   }
 
   /** How often a waiting resolve looks at the peer's process. */

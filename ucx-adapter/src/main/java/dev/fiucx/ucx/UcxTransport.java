@@ -32,9 +32,9 @@ import org.openucx.jucx.ucp.UcpWorker;
 
 /**
  * fiucx's transport on UCX: one UCP context and one worker per instance for the data path, built
- * with jucx; atomics, flush and fence through {@link UcpNative}. Peers find each other's memory
- * over a control channel of UCX active messages ({@link ControlMessage}), which a transport that
- * may use shared memory carries on a {@link ControlWorker} of its own (tcp, peer-failure handling),
+ * with jucx; atomics and flush through {@link UcpNative}. Peers find each other's memory over a
+ * control channel of UCX active messages ({@link ControlMessage}), which a transport that may use
+ * shared memory carries on a {@link ControlWorker} of its own (tcp, peer-failure handling),
  * progressed off the hot path: every {@link #CONTROL_EVERY}th {@link #progress}, while control work
  * is awaited, and when its event fd woke a waiter.
  *
@@ -114,7 +114,7 @@ public final class UcxTransport implements Transport {
    * Operations pending per peer, where UCX cannot end them when a peer dies (no peer-failure
    * handling: shared memory); null where it can.
    */
-  private final PendingTokens tracked;
+  private final PendingRequests tracked;
 
   /** Peers and initiators {@link PeerWatch} saw gone, for {@link #checkPeers}. */
   private final java.util.Queue<UcxPeer> deadPeers =
@@ -213,13 +213,13 @@ public final class UcxTransport implements Transport {
     } else if (series.protocolV1Only() && System.getenv("UCX_PROTO_ENABLE") == null) {
       overrides.put("PROTO_ENABLE", "n");
     }
-    this.configOverrides = Map.copyOf(overrides);
     // v2 may read an atomic's operand after ucp_atomic_op_nbx returned (at the first send attempt
     // of a request it queued); v1 copies it inside the call
+    this.configOverrides = Map.copyOf(overrides);
     this.operandKept = !"n".equalsIgnoreCase(UcpNative.configValue("PROTO_ENABLE", overrides));
     this.detectPeerFailure = options.detectPeerFailure(System.getenv("UCX_TLS"), series);
     this.completions = completions;
-    this.tracked = detectPeerFailure ? null : new PendingTokens();
+    this.tracked = detectPeerFailure ? null : new PendingRequests();
 
     UcpParams params =
         new UcpParams()
@@ -239,7 +239,9 @@ public final class UcxTransport implements Transport {
       w = ctx.newWorker(WorkerThreadMode.params(options.threadSafe()));
       p =
           new AtomicPoster(
-              tracked == null ? completions : this::trackedCompletion,
+              tracked == null
+                  ? (request, token, status) -> completions.completed(token, status)
+                  : this::trackedCompletion,
               options.threadSafe(),
               UcpNative.contextRequestSize(ctx.getNativeId()),
               detectPeerFailure,
@@ -450,9 +452,15 @@ public final class UcxTransport implements Transport {
     }
   }
 
-  /** UCX completed a pending operation of a transport that records them ({@link #tracked}). */
-  private void trackedCompletion(long token, int status) {
-    int peer = tracked.completed(token);
+  /**
+   * UCX completed a pending operation of a transport that records them ({@link #tracked}); one the
+   * transport already ended (its peer died) is reported to nobody.
+   */
+  private void trackedCompletion(long request, long token, int status) {
+    int peer = tracked.completed(request, token);
+    if (peer == PendingRequests.ENDED) {
+      return;
+    }
     if (status == -FiErrno.EIO && peerProcessGone(peer)) {
       // UCX 1.18's shared memory ends an operation to a dead peer with a plain I/O error (cma
       // cannot read a process that is gone): say what happened; checkPeers ends the rest
@@ -486,6 +494,11 @@ public final class UcxTransport implements Transport {
   /** Operations recorded as pending to peers, or -1 where UCX ends them itself; for tests. */
   int trackedPending() {
     return tracked == null ? -1 : tracked.pending();
+  }
+
+  /** Operations this transport ended that UCX has not completed (yet), or -1; for tests. */
+  int trackedEnded() {
+    return tracked == null ? -1 : tracked.ended();
   }
 
   /**
@@ -810,14 +823,6 @@ public final class UcxTransport implements Transport {
   }
 
   // ---------------------------------------------------------------- beyond the SPI
-
-  /**
-   * {@code ucp_worker_fence}: operations posted after it reach their targets after those posted
-   * before it; returns 0 or a negative fi_errno.
-   */
-  public int fence() {
-    return UcsStatus.toFiErrno(UcpNative.workerFence(workerHandle));
-  }
 
   /** The options this transport was opened with. */
   public UcxOptions options() {

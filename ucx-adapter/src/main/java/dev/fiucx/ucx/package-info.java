@@ -2,8 +2,7 @@
  * The UCX transport of fiucx: {@link dev.fiucx.ucx.UcxTransport} implements {@link
  * dev.fiucx.spi.Transport} with jucx 1.14 for context, worker, endpoints, memory and rkeys, and FFM
  * downcalls ({@code UcpNative}) for what jucx lacks: {@code ucp_atomic_op_nbx}, request status and
- * free, endpoint flush and close, worker fence, and the print and config calls behind {@code
- * describe()}.
+ * free, endpoint flush and close, and the print and config calls behind {@code describe()}.
  *
  * <ul>
  *   <li>Posting ({@code AtomicPoster}): a preallocated {@code ucp_request_param_t} and operand

@@ -65,36 +65,6 @@ class UcxCompareSwapTest {
   }
 
   @ParameterizedTest
-  @CsvSource({"shm", "shm-ucp", "tcp"})
-  /**
-   * ucp_worker_fence returns success between two operations, which then complete in order. (Both
-   * use the same lane, which UCX orders anyway: this checks the call, not the ordering it adds.)
-   */
-  void fenceSucceedsBetweenOperations(String transports) {
-    try (TransportPair pair = TransportPair.of(transports);
-        Arena arena = Arena.ofConfined()) {
-      ExposedRegion region = Memory.REGISTERED.expose(pair.b, arena, 8);
-      assertEquals(0, pair.resolve(region.key()));
-      var remote = pair.aToB.cached(region.key());
-      MemorySegment result = arena.allocate(8, 8);
-      long t1 = pair.token();
-      int swapped =
-          pair.aToB.postAtomic(
-              remote, 0, dev.fiucx.spi.RemoteAtomicOp.SWAP, 8, 41, result.address(), t1);
-      assertEquals(0, pair.a.fence());
-      long t2 = pair.token();
-      MemorySegment result2 = arena.allocate(8, 8);
-      int compared = pair.aToB.postCompareSwap(remote, 0, 8, 41, 42, result2.address(), t2);
-      assertEquals(0, pair.complete(swapped, t1));
-      assertEquals(0, pair.complete(compared, t2));
-      assertEquals(0L, result.get(JAVA_LONG, 0));
-      assertEquals(41L, result2.get(JAVA_LONG, 0), "the CSWAP ran after the SWAP");
-      assertEquals(42L, region.segment().get(JAVA_LONG, 0));
-      pair.revoke((UcxExposedRegion) region);
-    }
-  }
-
-  @ParameterizedTest
   @CsvSource({
     "shm, ALLOCATED",
     "shm, REGISTERED",

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.fiucx.FiErrno;
 import dev.fiucx.conformance.remote.JavaCommand;
@@ -34,15 +33,6 @@ import org.junit.jupiter.api.Test;
  */
 @RequiresUcx
 class UcxPeerFailureTest {
-  @org.junit.jupiter.api.BeforeEach
-  void protocolsV1() {
-    assumeTrue(
-        UcxSeries.loaded().softwareAtomicsWithFailureHandling(),
-        "open from UCX 1.16 (protocols v2): a peer whose endpoint fails while a software atomic"
-            + " waits in its wire-up queue makes UCX abort the process ('abort' is not implemented"
-            + " for protocol amo/fetch/sw), over tcp and shared memory alike; NOTES.md");
-  }
-
   @Test
   void aPeerThatDiesFailsItsPendingOperationAndLaterPosts() throws Exception {
     Process child =
@@ -129,7 +119,7 @@ class UcxPeerFailureTest {
 
       child.destroyForcibly();
       assertTrue(child.waitFor(10, TimeUnit.SECONDS));
-      awaitSeenGone(a);
+      awaitSeenGone(a, peer);
       assertEquals(List.of(1L, 2L, 3L, 4L, 5L), completions.order().stream().sorted().toList());
       for (long token = 1; token <= 5; token++) {
         assertEquals(-FiErrno.ECONNRESET, completions.status(token));
@@ -175,7 +165,7 @@ class UcxPeerFailureTest {
 
       child.destroyForcibly();
       assertTrue(child.waitFor(10, TimeUnit.SECONDS));
-      awaitSeenGone(a);
+      awaitSeenGone(a, peer);
       long before = mapped.get(ValueLayout.JAVA_LONG, 0);
       assertEquals(7, before);
       assertEquals(-FiErrno.ECONNRESET, peer.postAtomic(region, 0, RemoteAtomicOp.ADD, 8, 1, r, 2));
@@ -191,11 +181,15 @@ class UcxPeerFailureTest {
     }
   }
 
-  /** Progresses until the peer watch has seen one peer gone and progress ended what it left. */
-  private static void awaitSeenGone(UcxTransport a) {
+  /**
+   * Progresses until the peer is seen gone and nothing is left pending to it: by the peer watch's
+   * look at its process, or first by UCX failing an operation to it (UCX 1.23's cma).
+   */
+  private static void awaitSeenGone(UcxTransport a, UcxPeer peer) {
     long deadline = System.nanoTime() + TransportPair.TIMEOUT_NANOS;
-    while (a.checkPeers() == 0) {
+    while (!peer.failed() || a.trackedPending() > 0) {
       assertTrue(System.nanoTime() - deadline < 0, "the dead process was never seen gone");
+      a.checkPeers();
       a.progress();
     }
   }

@@ -2,7 +2,6 @@ package dev.fiucx.ucx.integration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.fiucx.AtomicFamily;
@@ -65,12 +64,6 @@ class DeadPeerTest {
   })
   void everyOperationToAKilledTargetEndsOnceAndLaterCallsAreRefused(
       String transport, String memory, DomainAttr.Progress progress) throws Exception {
-    assumeFalse(
-        transport.equals("shm")
-            && memory.equals("register")
-            && !dev.fiucx.ucx.UcxSeriesFacts.protocolsV1(),
-        "open on UCX 1.18 and later: a remote-lock get or put by cma to a killed shm target with"
-            + " registered memory ends with FI_EIO, not FI_ECONNRESET (NOTES.md)");
     killWithOperationsInFlight(transport, memory, progress, List.of());
   }
 
