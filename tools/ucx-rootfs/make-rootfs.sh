@@ -27,8 +27,20 @@ name="$suite"
 ((bare)) && name="$suite-bare"
 root="$cache/$name"
 ready="$root/.fiucx-rootfs-ready"
+# ucx-utils brings ucx_perftest and, on trixie, the Open MPI it links; libucx-dev the headers the
+# layout probe compiles against (with gcc); maven builds and runs the tests inside (with this
+# machine's JDK 25, bound in by `enter`); fontconfig and a font for bench's plots (sid's maven
+# brings none)
+packages=(libucx0 libucx-dev ucx-utils gcc libc6-dev procps iproute2 maven fontconfig
+  fonts-dejavu-core)
+# the list a root was made with: a root made with an older list gets what is missing
+listed="$root/.fiucx-rootfs-packages"
 
-if [[ -s "$ready" ]]; then
+complete() {
+  [[ -s "$ready" ]] && { ((bare)) || [[ "$(cat "$listed" 2>/dev/null)" == "${packages[*]}" ]]; }
+}
+
+if complete; then
   echo "$root"
   exit 0
 fi
@@ -43,7 +55,22 @@ mkdir -p "$cache"
 # one maker at a time per root: a second caller waits for the first
 exec 9>"$cache/$name.lock"
 flock 9
+if complete; then
+  echo "$root"
+  exit 0
+fi
+install_packages() {
+  mount -t proc proc "$root/proc"
+  trap 'umount "$root/proc" 2>/dev/null || true' EXIT
+  chroot "$root" apt-get update -q >&2
+  DEBIAN_FRONTEND=noninteractive chroot "$root" apt-get install -y -q --no-install-recommends \
+    "${packages[@]}" >&2
+  chroot "$root" apt-get clean
+  echo "${packages[*]}" > "$listed"
+}
 if [[ -s "$ready" ]]; then
+  echo "make-rootfs: installing what $root lacks of: ${packages[*]}" >&2
+  install_packages
   echo "$root"
   exit 0
 fi
@@ -64,14 +91,6 @@ if ((bare)); then
   echo "$root"
   exit 0
 fi
-mount -t proc proc "$root/proc"
-trap 'umount "$root/proc" 2>/dev/null || true' EXIT
-# ucx-utils brings ucx_perftest and, on trixie, the Open MPI it links; libucx-dev the headers the
-# layout probe compiles against (with gcc); maven builds and runs the tests inside (with this
-# machine's JDK 25, bound in by `enter`)
-chroot "$root" apt-get update -q >&2
-DEBIAN_FRONTEND=noninteractive chroot "$root" apt-get install -y -q --no-install-recommends \
-  libucx0 libucx-dev ucx-utils gcc libc6-dev procps iproute2 maven >&2
-chroot "$root" apt-get clean
+install_packages
 chroot "$root" dpkg-query -W -f='${Version}\n' libucx0 > "$ready"
 echo "$root"
