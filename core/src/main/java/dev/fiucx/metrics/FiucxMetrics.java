@@ -37,7 +37,9 @@ import java.util.function.ToLongFunction;
  * path nothing; the opt-in latency timer costs two clock reads and a {@link Timer#record} per
  * operation while it is on (and one registration, under a lock, at a cell's first timed operation).
  *
- * <p>Meters (Prometheus adds {@code _total} to counters):
+ * <p>Meters (Prometheus names them in snake case, adds {@code _total} to a counter's name and its
+ * base unit to a name that does not end with it; so a meter has a base unit only when its name ends
+ * with it, and the Prometheus names are the README's: {@code fiucx_keys_resolved_total}):
  *
  * <ul>
  *   <li>{@code fiucx.atomic.operations}, {@code fiucx.atomic.elements}: operations (and their
@@ -70,18 +72,23 @@ import java.util.function.ToLongFunction;
  * element series and 354 latency timers (with the percentile histogram on, each of those has
  * Micrometer's default buckets for its range: about 70 series each in Prometheus, so 24,780 at
  * worst; an application that uses many cells can narrow them with {@code
- * minimumExpectedValue}/{@code maximumExpectedValue} in a {@code MeterFilter}). The error series, 2
- * x the errnos of {@link FiErrno} (57 today), exist from the start.
+ * minimumExpectedValue}/{@code maximumExpectedValue} in a {@code MeterFilter}). An errno's series
+ * (one per {@code where}) exist once it has been counted, at most 2 x the errnos of {@link
+ * FiErrno}.
  */
 // "exports": Micrometer is an optional dependency of core (requires static); whoever binds these
 // metrics has Micrometer and requires it
 @SuppressWarnings("exports")
 public final class FiucxMetrics implements MeterBinder, AutoCloseable {
+  private static final Map<Integer, String> ERRNO_NAMES = errnoNames();
+  private static final String[] WHERE = {"call", "completion"}; // the errors' tag, by index
+  private static final int CALL = 0;
   private final EngineDomain domain;
   private final Tags common;
   private final List<Meter.Id> bound = new ArrayList<>();
   private final List<MeterRegistry> registries = new ArrayList<>();
   private final boolean[] shown = new boolean[OperationCounts.CELLS];
+  private final boolean[][] shownErrors = new boolean[WHERE.length][OperationCounts.ERRNOS];
   private boolean latency;
   private boolean histogram;
   private final AtomicReferenceArray<Timer[]> timers =
@@ -160,24 +167,6 @@ public final class FiucxMetrics implements MeterBinder, AutoCloseable {
   @Override
   public synchronized void bindTo(MeterRegistry registry) {
     registries.add(registry);
-    for (Map.Entry<Integer, String> e : errnoNames().entrySet()) {
-      int errno = e.getKey();
-      Tags t = common.and("errno", e.getValue());
-      counter(
-          registry,
-          "fiucx.atomic.errors",
-          "atomic calls refused (where=call) and CQ error entries (where=completion), by errno",
-          "errors",
-          t.and("where", "call"),
-          d -> sum(d, c -> c.callErrors(errno)));
-      counter(
-          registry,
-          "fiucx.atomic.errors",
-          "atomic calls refused (where=call) and CQ error entries (where=completion), by errno",
-          "errors",
-          t.and("where", "completion"),
-          d -> sum(d, c -> c.completionErrors(errno)));
-    }
     gauge(
         registry,
         "fiucx.atomic.outstanding",
@@ -252,18 +241,20 @@ public final class FiucxMetrics implements MeterBinder, AutoCloseable {
         null,
         common.and(infoTags()),
         d -> 1);
+    // no base unit on the keys' counters: Prometheus would add it to a name that says it already
+    // (fiucx_keys_resolved_keys_total)
     counter(
         registry,
         "fiucx.keys.resolved",
         "peers' keys this domain resolved (one control round trip each; then cached)",
-        "keys",
+        null,
         common,
         EngineDomain::keysResolved);
     counter(
         registry,
         "fiucx.keys.revoked",
         "resolved keys whose target revoked them (closed the region) and said so",
-        "keys",
+        null,
         common,
         EngineDomain::keysRevoked);
     if (latency) {
@@ -271,9 +262,16 @@ public final class FiucxMetrics implements MeterBinder, AutoCloseable {
       domain.timeLatency(recorder);
     }
     for (int i = 0; i < shown.length; i++) {
-      if (shown[i]) { // a second registry gets the cells the first one shows
+      if (shown[i]) { // a second registry gets the cells and errnos the first one shows
         AtomicCell cell = cellAt(i);
         bindCell(registry, cell, i);
+      }
+    }
+    for (int where = 0; where < WHERE.length; where++) {
+      for (int errno : ERRNO_NAMES.keySet()) {
+        if (shownErrors[where][errno]) {
+          bindErrors(registry, where, errno);
+        }
       }
     }
     refresh();
@@ -289,10 +287,17 @@ public final class FiucxMetrics implements MeterBinder, AutoCloseable {
   }
 
   /**
-   * Registers the meters of every cell used since the last call (its first operation ended), in
-   * every registry bound. A scrape calls it (through the {@code fiucx.atomic.outstanding} gauge),
-   * so a cell's series appear in the scrape after its first operation; only used cells cost a
-   * scrape anything.
+   * Registers the meters of every cell used and every errno counted since the last call (a cell's
+   * first operation ended, a call was refused or an operation ended in an error entry with that
+   * errno), in every registry bound. A scrape calls it (through the {@code
+   * fiucx.atomic.outstanding} gauge), so their series appear in the scrape after the first count;
+   * only used cells and errnos met cost a scrape anything.
+   *
+   * <p>Registering here, not where the count is made, keeps the hot path as it is: a refusal or an
+   * error entry is one plain add to the endpoint's own array whether or not its series exists, with
+   * no allocation, lock or Micrometer call; the lock here is taken only by scrapes and binding.
+   * That loses no count: the endpoints count from the start, and a series reads the whole count
+   * (with the same opaque loads a scrape uses) once registered.
    */
   public synchronized void refresh() {
     if (registries.isEmpty()) {
@@ -308,6 +313,34 @@ public final class FiucxMetrics implements MeterBinder, AutoCloseable {
         }
       }
     }
+    for (int where = 0; where < WHERE.length; where++) {
+      for (int errno : ERRNO_NAMES.keySet()) {
+        if (!shownErrors[where][errno] && errors(counts, where, errno) != 0) {
+          shownErrors[where][errno] = true;
+          for (MeterRegistry registry : registries) {
+            bindErrors(registry, where, errno);
+          }
+        }
+      }
+    }
+  }
+
+  private static long errors(OperationCounts[] counts, int where, int errno) {
+    long n = 0;
+    for (OperationCounts c : counts) {
+      n += where == CALL ? c.callErrors(errno) : c.completionErrors(errno);
+    }
+    return n;
+  }
+
+  private void bindErrors(MeterRegistry registry, int where, int errno) {
+    counter(
+        registry,
+        "fiucx.atomic.errors",
+        "atomic calls refused (where=call) and CQ error entries (where=completion), by errno",
+        "errors",
+        common.and("errno", ERRNO_NAMES.get(errno), "where", WHERE[where]),
+        d -> errors(d.operationCounts(), where, errno));
   }
 
   /**
@@ -379,6 +412,9 @@ public final class FiucxMetrics implements MeterBinder, AutoCloseable {
     registries.clear();
     bound.clear();
     java.util.Arrays.fill(shown, false);
+    for (boolean[] errnos : shownErrors) {
+      java.util.Arrays.fill(errnos, false);
+    }
   }
 
   private static Tags cellTags(AtomicCell cell) {

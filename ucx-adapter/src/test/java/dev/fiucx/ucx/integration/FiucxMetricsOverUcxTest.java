@@ -54,6 +54,7 @@ class FiucxMetricsOverUcxTest {
         Arena arena = Arena.ofConfined()) {
       MeterRegistry registry = new SimpleMeterRegistry();
       metrics.bindTo(registry);
+      assertTrue(registry.find("fiucx.atomic.errors").meters().isEmpty(), "no errno counted yet");
       long peer = ini.av.insert(target.address());
       long key = target.key();
       MemorySegment one = arena.allocate(32, 16);
@@ -218,6 +219,14 @@ class FiucxMetricsOverUcxTest {
       assertEquals(1, errors(registry, "FI_ECONNRESET", "call"));
       assertEquals(1, errors(registry, "FI_ECONNRESET", "completion"));
       assertEquals(5, total(registry, "fiucx.atomic.errors"), "nothing else was counted");
+      assertEquals(
+          4, registry.find("fiucx.atomic.errors").meters().size(), "the errnos counted only");
+      MeterRegistry second = new SimpleMeterRegistry();
+      metrics.bindTo(second); // gets the series the first one shows
+      assertEquals(1, errors(second, "FI_ECONNRESET", "completion"));
+      assertEquals(4, second.find("fiucx.atomic.errors").meters().size());
+      assertEquals(5, total(second, "fiucx.atomic.errors"));
+      assertEquals(12, total(second, "fiucx.atomic.operations"));
 
       assertEquals(3, count(registry, "fiucx.cas.attempts"));
       assertEquals(0, count(registry, "fiucx.cas.retries"));
@@ -231,6 +240,7 @@ class FiucxMetricsOverUcxTest {
 
       metrics.close();
       assertTrue(registry.find("fiucx.atomic.operations").meters().isEmpty(), "close unbinds");
+      assertTrue(second.find("fiucx.atomic.errors").meters().isEmpty());
       for (Path p : targetShm) {
         Files.deleteIfExists(p); // a killed UCX process may leave its posix segments
       }
