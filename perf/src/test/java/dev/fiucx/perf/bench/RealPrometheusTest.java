@@ -19,8 +19,14 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
@@ -30,8 +36,8 @@ import org.junit.jupiter.api.Test;
  * over tcp that meets back pressure (-FI_EAGAIN), then a 10 s run over shared memory. Prometheus's
  * rate of operations must agree with bench's own rate, the refused calls must show, {@code promtool
  * check metrics} must pass on a scrape, and every PromQL expression of the Grafana dashboard
- * ({@code docker/grafana/dashboards}) must return series. Prometheus is stopped and its storage
- * removed whatever happens.
+ * ({@code docker/grafana/dashboards}), with its variables picked as a user would for this run, must
+ * return series. Prometheus is stopped and its storage removed whatever happens.
  */
 @RequiresProvider("ucx")
 class RealPrometheusTest {
@@ -94,8 +100,13 @@ class RealPrometheusTest {
               "--duration",
               "3s",
               "--metrics-port",
-              Integer.toString(metricsPort));
+              Integer.toString(metricsPort),
+              "--metrics-linger",
+              "30s");
       assertEquals(0, refused.exit(), refused.err());
+      // an errno's series exists once counted, so only this run has any: the dashboard's errors
+      // are queried at its end, which the linger puts two scrapes after its last count
+      String refusedAt = String.format(Locale.ROOT, "%.3f", System.currentTimeMillis() / 1000.0);
       // then the rate: shared memory is steady once compiled (the warm-up calls), tcp here is not
       CompletableFuture<BenchCli.Run> bench =
           CompletableFuture.supplyAsync(
@@ -125,7 +136,7 @@ class RealPrometheusTest {
       double benchRate = csvRate(run.out());
       // the machine's other load moves the rate within a run, so Prometheus's 10 s must be bench's
       // 10 s: they end where the count of operations stops moving, the last second before it
-      String at = String.format(java.util.Locale.ROOT, "%.3f", lastMovingSample(api) - 1.0);
+      String at = String.format(Locale.ROOT, "%.3f", lastMovingSample(api) - 1.0);
 
       JsonNode byMechanism =
           query(api, "sum by (mechanism) (rate(fiucx_atomic_operations_total[10s])) > 0", at);
@@ -144,9 +155,19 @@ class RealPrometheusTest {
               at);
       assertEquals(1, eagain.size(), "the refused calls bench met: " + eagain);
 
+      // the dashboard's variables as a user picks this run: each must offer its value
+      Map<String, String> picked =
+          Map.of(
+              "job", "fiucx-bench",
+              "instance", "127.0.0.1:" + metricsPort,
+              "op", "FI_SUM",
+              "mechanism", "native");
+      JsonNode dashboard = JSON.readTree(DASHBOARD.toFile());
+      assertEquals(picked.keySet(), variablesOffer(api, dashboard, picked, at));
       List<String> empty = new ArrayList<>();
-      for (String expr : dashboardExpressions()) {
-        if (query(api, expr.replace("$__rate_interval", "10s"), at).isEmpty()) {
+      for (String expr : dashboardExpressions(dashboard)) {
+        String when = expr.contains("fiucx_atomic_errors_total") ? refusedAt : at;
+        if (query(api, substitute(expr, picked), when).isEmpty()) {
           empty.add(expr);
         }
       }
@@ -196,16 +217,82 @@ class RealPrometheusTest {
     throw new AssertionError("unreachable");
   }
 
-  /** Every {@code expr} of the dashboard's panels. */
-  private static List<String> dashboardExpressions() throws IOException {
+  /**
+   * Every {@code expr} of the dashboard's panels, each of whose selectors filters by the variables
+   * that apply to its metric: job and instance on all, op and mechanism on a cell's metrics.
+   */
+  private static List<String> dashboardExpressions(JsonNode dashboard) {
     List<String> exprs = new ArrayList<>();
-    for (JsonNode panel : JSON.readTree(DASHBOARD.toFile()).path("panels")) {
+    for (JsonNode panel : dashboard.path("panels")) {
       for (JsonNode target : panel.path("targets")) {
-        exprs.add(target.path("expr").asText());
+        String expr = target.path("expr").asText();
+        Matcher m = Pattern.compile("(fiucx_[a-z_]+)(\\{[^}]*})?").matcher(expr);
+        while (m.find()) {
+          String selector = m.group(2) == null ? "" : m.group(2);
+          assertTrue(
+              selector.startsWith("{job=~\"$job\", instance=~\"$instance\""),
+              "a selector without $job and $instance: " + expr);
+          boolean cell = m.group(1).matches("fiucx_atomic_(operations|elements|latency)_.*");
+          assertEquals(
+              cell,
+              selector.contains(", op=~\"$op\", mechanism=~\"$mechanism\""),
+              "$op and $mechanism on a cell's metrics only: " + expr);
+        }
+        exprs.add(expr);
       }
     }
-    assertTrue(exprs.size() >= 8, "the dashboard's expressions: " + exprs);
+    assertEquals(12, exprs.size(), "the dashboard's expressions: " + exprs);
     return exprs;
+  }
+
+  /**
+   * {@code expr} with the variables {@code picked} and a 10 s rate interval, as Grafana sends it.
+   */
+  private static String substitute(String expr, Map<String, String> picked) {
+    String s = expr.replace("$__rate_interval", "10s");
+    for (Map.Entry<String, String> v : picked.entrySet()) {
+      s = s.replace("$" + v.getKey(), v.getValue());
+    }
+    assertEquals(-1, s.indexOf('$'), "a variable the dashboard does not define: " + expr);
+    return s;
+  }
+
+  /**
+   * The dashboard's variables whose {@code label_values(selector, label)}, with the variables
+   * before it picked, offers the value {@code picked} names (as Grafana asks Prometheus for them).
+   */
+  private Set<String> variablesOffer(
+      String api, JsonNode dashboard, Map<String, String> picked, String time) throws Exception {
+    Pattern labelValues = Pattern.compile("label_values\\((.+), ([a-z_]+)\\)");
+    Set<String> offering = new TreeSet<>();
+    for (JsonNode variable : dashboard.path("templating").path("list")) {
+      String name = variable.path("name").asText();
+      Matcher m = labelValues.matcher(variable.path("query").asText());
+      assertTrue(m.matches(), "variable " + name + ": " + variable.path("query"));
+      long end = (long) Double.parseDouble(time);
+      String url =
+          api
+              + "/api/v1/label/"
+              + m.group(2)
+              + "/values?match[]="
+              + URLEncoder.encode(substitute(m.group(1), picked), StandardCharsets.UTF_8)
+              + "&start="
+              + (end - 60)
+              + "&end="
+              + end;
+      HttpResponse<String> r =
+          http.send(
+              HttpRequest.newBuilder(URI.create(url)).build(),
+              HttpResponse.BodyHandlers.ofString());
+      JsonNode values = JSON.readTree(r.body()).path("data");
+      for (JsonNode v : values) {
+        if (v.asText().equals(picked.get(name))) {
+          offering.add(name);
+        }
+      }
+      assertTrue(offering.contains(name), "variable " + name + " offers " + r.body());
+    }
+    return offering;
   }
 
   /** The result vector of an instant query at {@code time}. */
