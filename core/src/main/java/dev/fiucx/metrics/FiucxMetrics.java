@@ -449,13 +449,13 @@ public final class FiucxMetrics implements MeterBinder, AutoCloseable {
   }
 
   /** libfabric's name of every errno the library knows, by value. */
-  static Map<Integer, String> errnoNames() {
+  private static Map<Integer, String> errnoNames() {
     Map<Integer, String> names = new TreeMap<>();
     for (Field f : FiErrno.class.getFields()) {
       if (f.getType() == int.class && Modifier.isStatic(f.getModifiers())) {
         try {
           int v = f.getInt(null);
-          if (v > 0) {
+          if (v > 0 && v < OperationCounts.ERRNOS) { // the errnos counted one by one
             names.putIfAbsent(v, "FI_" + f.getName());
           }
         } catch (IllegalAccessException e) {
