@@ -105,7 +105,8 @@ class LauncherTest {
         r.out());
     assertTrue(
         lines.contains(
-            "  test                                   the whole test suite (mvn verify)"),
+            "  test                                   the whole test suite (mvn verify), then the"
+                + " UCX-facing"),
         r.out());
     for (String command :
         List.of("info", "replay", "conformance", "bench", "serve", "jmh", "soak", "--version")) {
