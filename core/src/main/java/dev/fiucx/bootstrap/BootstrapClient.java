@@ -143,7 +143,7 @@ public final class BootstrapClient implements AutoCloseable {
     if (f.type() == Frames.CHALLENGE) {
       if (secret == null) {
         throw new BootstrapException(
-            Refusal.UNAUTHORIZED, target + " asks for a shared secret and none was given");
+            Refusal.UNAUTHORIZED, "the serve asks for a shared secret and none was given");
       }
       byte[] targetNonce = SecretProof.decodeChallenge(f.payload());
       byte[] ownNonce = SecretProof.nonce();
@@ -159,13 +159,13 @@ public final class BootstrapClient implements AutoCloseable {
       if (!SecretProof.same(expected, SecretProof.decodeProof(f.payload()))) {
         throw new BootstrapException(
             Refusal.UNAUTHORIZED,
-            target + " did not prove it knows the shared secret: not the serve meant");
+            "the serve did not prove it knows the shared secret: not the serve meant");
       }
       f = next(in, target);
     } else if (secret != null && f.type() == Frames.WELCOME) {
       throw new BootstrapException(
           Refusal.UNAUTHORIZED,
-          target + " asked for no shared secret, so it cannot prove it is the serve meant");
+          "the serve asked for no shared secret, so it cannot prove it is the serve meant");
     }
     if (f.type() != Frames.WELCOME) {
       throw unexpected(f, "WELCOME");
