@@ -177,9 +177,7 @@ public final class BootstrapClient implements AutoCloseable {
   private static Frame next(DataInputStream in, String target) throws IOException {
     Frame f = Frames.read(in, BootstrapServer.MAX_PAYLOAD, Frames.FIRST_APPLICATION_TYPE - 1);
     if (f == null) {
-      // a serve with TLS closes a plain connection without a word, having no frame to send
-      throw new IOException(
-          target + " closed the connection instead of a WELCOME (does it want TLS?)");
+      throw new IOException(target + " closed the connection instead of a WELCOME");
     }
     if (f.type() == Frames.ERROR) {
       throw Frames.peerError(f);

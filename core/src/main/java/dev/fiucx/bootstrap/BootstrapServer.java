@@ -290,10 +290,13 @@ public final class BootstrapServer implements AutoCloseable {
         why = "refused: " + e.getMessage();
         refuse(e);
       } catch (SSLException e) {
-        // no frame can be sent over a failed handshake: the peer's TLS stack told it already
-        why = "refused: TLS: " + e.getMessage();
-        LOG.log(Level.WARNING, "bootstrap: refused " + peer + ": TLS: " + e.getMessage());
-        notify(() -> listener.refused(peer, "TLS: " + e.getMessage()));
+        if (client == null) {
+          // no frame can be sent over a failed handshake: the peer's TLS stack told it already
+          LOG.log(Level.WARNING, "bootstrap: refused " + peer + ": TLS: " + e.getMessage());
+          notify(() -> listener.refused(peer, "TLS: " + e.getMessage()));
+        } else {
+          why = "connection lost: TLS: " + e.getMessage();
+        }
       } catch (IOException e) {
         why = closing ? "server shutting down" : "connection lost: " + e.getMessage();
       } finally {
