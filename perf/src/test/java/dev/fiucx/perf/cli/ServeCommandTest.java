@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fiucx.BootstrapSecurity;
 import dev.fiucx.ConnectedEndpoint;
 import dev.fiucx.Connection;
 import dev.fiucx.CqEntry;
@@ -14,6 +15,7 @@ import dev.fiucx.DomainAttr;
 import dev.fiucx.Fabric;
 import dev.fiucx.FiDatatype;
 import dev.fiucx.FiErrno;
+import dev.fiucx.FiException;
 import dev.fiucx.FiFlags;
 import dev.fiucx.FiOp;
 import dev.fiucx.PeerRegion;
@@ -32,6 +34,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import org.junit.jupiter.api.Test;
@@ -224,6 +227,49 @@ class ServeCommandTest {
     }
     rc = ep.cq().sread(new CqEntry[] {new CqEntry()}, 1, 10_000);
     return rc == 1 ? r.get(JAVA_LONG, 0) : rc < 0 ? rc : -FiErrno.EIO;
+  }
+
+  @Test
+  void theServeProcessTakesTheSecretFromTheEnvironmentAndNeverPrintsIt() throws Exception {
+    String secret = "a secret from the environment";
+    try (ServeChild serve =
+        new ServeChild(
+            List.of(),
+            Map.of(BootstrapSecurity.SECRET_ENV, secret),
+            "serve",
+            "--port",
+            "0",
+            "--bind",
+            "0.0.0.0",
+            "--region",
+            "counter:64")) {
+      int port = serve.awaitListening();
+      serve.awaitLine(
+          "fiucx serve: bootstrap over plain TCP, initiators must prove the shared secret", 30);
+      serve.awaitLine("fiucx serve: region counter: 64 bytes, key 0x[0-9a-f]{16}, access rw", 10);
+      String target = "127.0.0.1:" + port;
+      FiException none =
+          assertThrows(FiException.class, () -> Fabric.connect(target, DomainAttr.defaults()));
+      assertEquals(FiErrno.EACCES, none.errno());
+      serve.awaitLine(
+          "fiucx serve: refused 127\\.0\\.0\\.1:\\d+: UNAUTHORIZED: closed the connection instead"
+              + " of answering the challenge",
+          10);
+      BootstrapSecurity right =
+          BootstrapSecurity.none().withSecret(secret.getBytes(StandardCharsets.UTF_8));
+      try (Connection c = Fabric.connect(target, DomainAttr.defaults(), right);
+          ConnectedEndpoint ep = c.openEndpoint(16);
+          Arena arena = Arena.ofConfined()) {
+        MemorySegment one = arena.allocate(JAVA_LONG);
+        one.set(JAVA_LONG, 0, 1);
+        assertEquals(0, ticket(ep, c.region("counter"), one, arena.allocate(JAVA_LONG)));
+      }
+      serve.signal("TERM");
+      assertEquals(0, serve.awaitExit(10));
+      serve.awaitLine("fiucx serve: stopped", 5);
+      assertTrue(
+          serve.seen().stream().noneMatch(l -> l.contains(secret)), "the secret was printed");
+    }
   }
 
   @Test
