@@ -2,6 +2,7 @@ package dev.fiucx;
 
 import dev.fiucx.bootstrap.BootstrapClient;
 import dev.fiucx.bootstrap.BootstrapException;
+import dev.fiucx.bootstrap.Refusal;
 import dev.fiucx.bootstrap.Welcome;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -9,6 +10,7 @@ import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;
+import javax.net.ssl.SSLException;
 
 /**
  * An initiator's connection to a {@link Server} ({@link Fabric#connect}): a domain of its own, an
@@ -30,9 +32,10 @@ public final class Connection implements AutoCloseable {
   private final long peer;
   private final List<PeerRegion> regions;
 
-  Connection(String provider, String hostPort, DomainAttr attr) {
-    if (provider == null || hostPort == null || attr == null) {
-      throw new FiException(FiErrno.EINVAL, "connect needs a provider, HOST:PORT and attributes");
+  Connection(String provider, String hostPort, DomainAttr attr, BootstrapSecurity security) {
+    if (provider == null || hostPort == null || attr == null || security == null) {
+      throw new FiException(
+          FiErrno.EINVAL, "connect needs a provider, HOST:PORT, attributes and security");
     }
     int colon = hostPort.lastIndexOf(':');
     String host = colon > 0 ? hostPort.substring(0, colon).replaceAll("^\\[|\\]$", "") : "";
@@ -42,12 +45,17 @@ public final class Connection implements AutoCloseable {
     }
     target = hostPort;
     try {
-      bootstrap = BootstrapClient.connect(host, port, clientDescription(), BOOTSTRAP_TIMEOUT);
+      bootstrap =
+          BootstrapClient.connect(host, port, clientDescription(), BOOTSTRAP_TIMEOUT, security);
     } catch (BootstrapException e) {
+      int errno =
+          e.refusal() == Refusal.UNAUTHORIZED
+              ? FiErrno.EACCES
+              : e.fromPeer() ? FiErrno.ECONNREFUSED : FiErrno.EIO;
       throw new FiException(
-          e.fromPeer() ? FiErrno.ECONNREFUSED : FiErrno.EIO,
-          (e.fromPeer() ? hostPort + " refused: " : hostPort + ": ") + e.getMessage(),
-          e);
+          errno, (e.fromPeer() ? hostPort + " refused: " : hostPort + ": ") + e.getMessage(), e);
+    } catch (SSLException e) {
+      throw new FiException(FiErrno.ECONNREFUSED, e.getMessage(), e);
     } catch (IOException e) {
       throw new FiException(
           FiErrno.ECONNREFUSED, "no fiucx serve at " + hostPort + ": " + e.getMessage(), e);

@@ -72,12 +72,30 @@ public final class Fabric {
    * answers there, {@code FI_EINVAL} for a bad {@code hostPort}.
    */
   public static Connection connect(String hostPort, DomainAttr attr) {
-    return connect("ucx", hostPort, attr);
+    return connect("ucx", hostPort, attr, BootstrapSecurity.none());
+  }
+
+  /**
+   * {@link #connect(String, DomainAttr)} to a server that wants a shared secret and/or TLS: {@code
+   * security} holds the same secret as the server's and, for TLS, a context that trusts its
+   * certificate. Throws {@code FI_EACCES} when the secret was not proven either way (the server
+   * refused this side's, or it could not prove its own: then no region is taken from it), {@code
+   * FI_ECONNREFUSED} when the TLS handshake failed (a certificate not trusted, or not naming the
+   * host).
+   */
+  public static Connection connect(String hostPort, DomainAttr attr, BootstrapSecurity security) {
+    return connect("ucx", hostPort, attr, security);
   }
 
   /** {@link #connect(String, DomainAttr)} with the named provider (the server's must match). */
   public static Connection connect(String providerName, String hostPort, DomainAttr attr) {
-    return new Connection(providerName, hostPort, attr);
+    return connect(providerName, hostPort, attr, BootstrapSecurity.none());
+  }
+
+  /** {@link #connect(String, DomainAttr, BootstrapSecurity)} with the named provider. */
+  public static Connection connect(
+      String providerName, String hostPort, DomainAttr attr, BootstrapSecurity security) {
+    return new Connection(providerName, hostPort, attr, security);
   }
 
   /**

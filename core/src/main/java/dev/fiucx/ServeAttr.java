@@ -6,15 +6,27 @@ import java.util.Set;
 
 /**
  * What a {@link Server} serves and where: the bootstrap's address and port, the named regions it
- * allocates, and how its domain opens.
+ * allocates, how its domain opens, and who may learn the regions' keys.
  *
  * @param bindAddress the bootstrap's listening address (null: {@code 127.0.0.1})
  * @param port the bootstrap's port, 0 .. 65535 (0 picks a free one: {@link Server#port})
  * @param regions at least one, names distinct
  * @param domain the domain's attributes (null: provider's transport, automatic progress); a serve
  *     progresses by itself, so {@code MANUAL} progress is refused
+ * @param security the bootstrap's shared secret and TLS (null: none); without a secret the bind
+ *     address must be a loopback one unless {@link BootstrapSecurity#withInsecureBind} allows more
  */
-public record ServeAttr(String bindAddress, int port, List<Region> regions, DomainAttr domain) {
+public record ServeAttr(
+    String bindAddress,
+    int port,
+    List<Region> regions,
+    DomainAttr domain,
+    BootstrapSecurity security) {
+
+  /** Without a secret or TLS: the bind address must be a loopback one. */
+  public ServeAttr(String bindAddress, int port, List<Region> regions, DomainAttr domain) {
+    this(bindAddress, port, regions, domain, null);
+  }
 
   /**
    * One region to serve, allocated by the provider ({@link Domain#allocateMemory}, so peers on
@@ -48,6 +60,7 @@ public record ServeAttr(String bindAddress, int port, List<Region> regions, Doma
   public ServeAttr {
     bindAddress = bindAddress == null ? "127.0.0.1" : bindAddress;
     domain = domain == null ? DomainAttr.defaults() : domain;
+    security = security == null ? BootstrapSecurity.none() : security;
     if (port < 0 || port > 65535) {
       throw new FiException(FiErrno.EINVAL, "port is 0 .. 65535: " + port);
     }

@@ -16,6 +16,10 @@ import java.util.Map;
  * named regions the provider allocated, and the bootstrap through which initiators that know only
  * {@code host:port} get the domain's address and the regions ({@link Fabric#connect}).
  *
+ * <p>Who may learn the regions' keys is {@link ServeAttr#security}'s: without a shared secret a
+ * server listens on loopback only (unless told otherwise), with one it gives its regions only to
+ * initiators that prove they know it.
+ *
  * <p>{@link #close} stops accepting, tells connected initiators BYE, closes every region (which
  * revokes its key: once it returns, every peer that resolved the key has dropped it, and their
  * later calls return {@code -FI_EKEYREJECTED}), then closes the domain (peers that notice the
@@ -35,6 +39,17 @@ public final class Server implements AutoCloseable {
   private boolean closed;
 
   Server(String provider, ServeAttr attr, ServeListener listener) {
+    BootstrapSecurity security = attr.security();
+    if (!security.hasSecret()
+        && !security.insecureBind()
+        && !BootstrapSecurity.isLoopback(attr.bindAddress())) {
+      throw new FiException(
+          FiErrno.EACCES,
+          "a serve on "
+              + attr.bindAddress()
+              + " without a shared secret would give every region's key to anyone who reaches it:"
+              + " give a secret, or allow it with BootstrapSecurity.withInsecureBind");
+    }
     domain = Fabric.openDomain(provider, attr.domain());
     try {
       List<PeerRegion> descriptors = new ArrayList<>();
@@ -59,7 +74,9 @@ public final class Server implements AutoCloseable {
                 welcome,
                 listener,
                 FRAME_TIMEOUT,
-                MAX_CONNECTIONS);
+                MAX_CONNECTIONS,
+                null,
+                security);
       } catch (IOException e) {
         boolean inUse = e.getMessage() != null && e.getMessage().contains("in use");
         throw new FiException(

@@ -1,5 +1,6 @@
 package dev.fiucx.bootstrap;
 
+import dev.fiucx.BootstrapSecurity;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.Closeable;
@@ -12,6 +13,10 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.SSLSocketFactory;
 
 /**
  * The initiator's side of the bootstrap: connects, says HELLO, reads the {@link Welcome}, and keeps
@@ -35,7 +40,7 @@ public final class BootstrapClient implements AutoCloseable {
   }
 
   /**
-   * Connects to a target's bootstrap and reads its WELCOME.
+   * Connects to a target's bootstrap without a secret or TLS and reads its WELCOME.
    *
    * @param client what this initiator is, for the target's log (cut to 256 bytes)
    * @param timeout for the TCP connect and for the WELCOME
@@ -44,21 +49,40 @@ public final class BootstrapClient implements AutoCloseable {
    */
   public static BootstrapClient connect(String host, int port, String client, Duration timeout)
       throws IOException {
+    return connect(host, port, client, timeout, BootstrapSecurity.none());
+  }
+
+  /**
+   * Connects to a target's bootstrap, over TLS when {@code security} has a context (checking that
+   * the target's certificate names {@code host}), proves the shared secret when it has one and
+   * checks the target's proof, and reads the WELCOME.
+   *
+   * @throws BootstrapException {@link Refusal#UNAUTHORIZED} when a secret was not proven either
+   *     way; as {@link #connect(String, int, String, Duration)} otherwise
+   * @throws javax.net.ssl.SSLException when the TLS handshake fails (a certificate not trusted)
+   */
+  public static BootstrapClient connect(
+      String host, int port, String client, Duration timeout, BootstrapSecurity security)
+      throws IOException {
     int millis = Math.clamp(timeout.toMillis(), 1, Integer.MAX_VALUE);
+    String target = host + ":" + port;
     Socket socket = new Socket();
     try {
       socket.connect(new InetSocketAddress(host, port), millis);
       socket.setTcpNoDelay(true);
       socket.setSoTimeout(millis);
+      if (security.tls() != null) {
+        socket = tls(socket, host, port, security.tls().getSocketFactory());
+      }
       DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
       DataOutputStream out =
           new DataOutputStream(new BufferedOutputStream(socket.getOutputStream()));
       Welcome w;
       try {
-        w = hello(in, out, client, host + ":" + port);
+        w = hello(in, out, client, target, security.secret());
       } catch (SocketTimeoutException e) {
         throw new BootstrapException(
-            Refusal.STALLED, "no WELCOME from " + host + ":" + port + " within " + millis + " ms");
+            Refusal.STALLED, "no WELCOME from " + target + " within " + millis + " ms");
       }
       socket.setSoTimeout(0);
       return new BootstrapClient(socket, in, out, w);
@@ -66,6 +90,22 @@ public final class BootstrapClient implements AutoCloseable {
       socket.close();
       throw e;
     }
+  }
+
+  /** TLS over the connected socket; the handshake checks the certificate against the host. */
+  private static Socket tls(Socket plain, String host, int port, SSLSocketFactory factory)
+      throws IOException {
+    SSLSocket s = (SSLSocket) factory.createSocket(plain, host, port, true);
+    SSLParameters p = s.getSSLParameters();
+    p.setEndpointIdentificationAlgorithm("HTTPS");
+    s.setSSLParameters(p);
+    try {
+      s.startHandshake();
+    } catch (SSLException e) {
+      s.close();
+      throw new SSLException("TLS with " + host + ":" + port + " failed: " + e.getMessage(), e);
+    }
+    return s;
   }
 
   /**
@@ -83,16 +123,58 @@ public final class BootstrapClient implements AutoCloseable {
     DataInputStream in = new DataInputStream(new BufferedInputStream(input));
     DataOutputStream out = new DataOutputStream(new BufferedOutputStream(output));
     try {
-      return new BootstrapClient(connection, in, out, hello(in, out, client, target));
+      return new BootstrapClient(connection, in, out, hello(in, out, client, target, null));
     } catch (IOException | RuntimeException e) {
       connection.close();
       throw e;
     }
   }
 
+  /**
+   * HELLO, then the challenge when the target asks (or must ask: {@code secret} is not null), then
+   * the WELCOME. The target's proof is checked before its WELCOME is read, so a target that does
+   * not know the secret hands this initiator no regions.
+   */
   private static Welcome hello(
-      DataInputStream in, DataOutputStream out, String client, String target) throws IOException {
+      DataInputStream in, DataOutputStream out, String client, String target, byte[] secret)
+      throws IOException {
     Frames.write(out, Frames.HELLO, Hello.encode(client));
+    Frame f = next(in, target);
+    if (f.type() == Frames.CHALLENGE) {
+      if (secret == null) {
+        throw new BootstrapException(
+            Refusal.UNAUTHORIZED, "the serve asks for a shared secret and none was given");
+      }
+      byte[] targetNonce = SecretProof.decodeChallenge(f.payload());
+      byte[] ownNonce = SecretProof.nonce();
+      Frames.write(
+          out,
+          Frames.ANSWER,
+          SecretProof.encodeAnswer(ownNonce, SecretProof.initiator(secret, targetNonce, ownNonce)));
+      f = next(in, target);
+      if (f.type() != Frames.PROOF) {
+        throw unexpected(f, "PROOF");
+      }
+      byte[] expected = SecretProof.target(secret, targetNonce, ownNonce);
+      if (!SecretProof.same(expected, SecretProof.decodeProof(f.payload()))) {
+        throw new BootstrapException(
+            Refusal.UNAUTHORIZED,
+            "the serve did not prove it knows the shared secret: not the serve meant");
+      }
+      f = next(in, target);
+    } else if (secret != null && f.type() == Frames.WELCOME) {
+      throw new BootstrapException(
+          Refusal.UNAUTHORIZED,
+          "the serve asked for no shared secret, so it cannot prove it is the serve meant");
+    }
+    if (f.type() != Frames.WELCOME) {
+      throw unexpected(f, "WELCOME");
+    }
+    return Welcome.decode(f.payload());
+  }
+
+  /** The target's next frame; its ERROR frame or the end of the stream as an exception. */
+  private static Frame next(DataInputStream in, String target) throws IOException {
     Frame f = Frames.read(in, BootstrapServer.MAX_PAYLOAD, Frames.FIRST_APPLICATION_TYPE - 1);
     if (f == null) {
       throw new IOException(target + " closed the connection instead of a WELCOME");
@@ -100,11 +182,12 @@ public final class BootstrapClient implements AutoCloseable {
     if (f.type() == Frames.ERROR) {
       throw Frames.peerError(f);
     }
-    if (f.type() != Frames.WELCOME) {
-      throw new BootstrapException(
-          Refusal.UNEXPECTED, "frame type " + f.type() + " where WELCOME was expected");
-    }
-    return Welcome.decode(f.payload());
+    return f;
+  }
+
+  private static BootstrapException unexpected(Frame f, String expected) {
+    return new BootstrapException(
+        Refusal.UNEXPECTED, "frame type " + f.type() + " where " + expected + " was expected");
   }
 
   public Welcome welcome() {

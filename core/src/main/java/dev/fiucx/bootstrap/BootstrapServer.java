@@ -1,5 +1,6 @@
 package dev.fiucx.bootstrap;
 
+import dev.fiucx.BootstrapSecurity;
 import dev.fiucx.ServeListener;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -15,6 +16,7 @@ import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLException;
 
 /**
  * The target's side of the bootstrap: accepts on a daemon thread, gives each connection a virtual
@@ -27,6 +29,12 @@ import java.util.concurrent.TimeUnit;
  * within the frame timeout is dropped as {@link Refusal#STALLED}. An initiator that said HELLO may
  * stay silent as long as it likes. Refusals are logged at WARNING on the {@code
  * dev.fiucx.bootstrap} logger.
+ *
+ * <p>With a shared secret ({@link BootstrapSecurity}) the HELLO is answered with a CHALLENGE, and
+ * only a right ANSWER gets the server's PROOF and the WELCOME ({@link SecretProof}); a wrong or
+ * missing answer is refused as {@link Refusal#UNAUTHORIZED} before anything of the domain leaves.
+ * With TLS every connection is a TLS connection, its handshake within the frame timeout; a failed
+ * handshake is reported to the listener as refused.
  *
  * <p>A protocol built on the bootstrap (the conformance module's test-mode target) passes {@link
  * Requests} to answer its own frames (types from {@link Frames#FIRST_APPLICATION_TYPE}) on a
@@ -55,6 +63,7 @@ public final class BootstrapServer implements AutoCloseable {
   private volatile Welcome welcome;
   private volatile byte[] welcomePayload;
   private final Requests requests;
+  private final byte[] secret;
   private final ServeListener listener;
   private final int frameTimeoutMillis;
   private final int maxConnections;
@@ -78,7 +87,7 @@ public final class BootstrapServer implements AutoCloseable {
       Duration frameTimeout,
       int maxConnections)
       throws IOException {
-    this(bind, welcome, listener, frameTimeout, maxConnections, null);
+    this(bind, welcome, listener, frameTimeout, maxConnections, null, BootstrapSecurity.none());
   }
 
   /**
@@ -93,13 +102,33 @@ public final class BootstrapServer implements AutoCloseable {
       int maxConnections,
       Requests requests)
       throws IOException {
+    this(bind, welcome, listener, frameTimeout, maxConnections, requests, BootstrapSecurity.none());
+  }
+
+  /**
+   * Binds and starts accepting, with the shared secret and TLS of {@code security} (its insecure
+   * bind is the caller's to check).
+   */
+  public BootstrapServer(
+      InetSocketAddress bind,
+      Welcome welcome,
+      ServeListener listener,
+      Duration frameTimeout,
+      int maxConnections,
+      Requests requests,
+      BootstrapSecurity security)
+      throws IOException {
+    this.secret = security.secret();
     this.requests = requests;
     this.welcome = welcome;
     this.welcomePayload = welcome.encode();
     this.listener = listener == null ? new ServeListener() {} : listener;
     this.frameTimeoutMillis = Math.clamp(frameTimeout.toMillis(), 1, Integer.MAX_VALUE);
     this.maxConnections = maxConnections;
-    socket = new ServerSocket();
+    socket =
+        security.tls() == null
+            ? new ServerSocket()
+            : security.tls().getServerSocketFactory().createServerSocket();
     try {
       socket.setReuseAddress(true);
       socket.bind(bind, 64);
@@ -224,7 +253,7 @@ public final class BootstrapServer implements AutoCloseable {
         synchronized (this) {
           out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream()));
         }
-        Frame hello = readFrame(in, true);
+        Frame hello = readFrame(in, "HELLO");
         if (hello == null) {
           return; // connected and left without a word: nothing to tell
         }
@@ -232,13 +261,16 @@ public final class BootstrapServer implements AutoCloseable {
           throw unexpected(hello, "HELLO");
         }
         String c = Hello.decode(hello.payload());
+        if (secret != null) {
+          authenticate(in);
+        }
         synchronized (this) {
           Frames.write(out, Frames.WELCOME, welcomePayload);
         }
         client = c.isEmpty() ? "an initiator" : c;
         notify(() -> listener.connected(peer, client));
         while (true) {
-          Frame f = readFrame(in, false);
+          Frame f = readFrame(in, null);
           if (f == null) {
             break;
           }
@@ -257,6 +289,14 @@ public final class BootstrapServer implements AutoCloseable {
       } catch (BootstrapException e) {
         why = "refused: " + e.getMessage();
         refuse(e);
+      } catch (SSLException e) {
+        if (client == null) {
+          // no frame can be sent over a failed handshake: the peer's TLS stack told it already
+          LOG.log(Level.WARNING, "bootstrap: refused " + peer + ": TLS: " + e.getMessage());
+          notify(() -> listener.refused(peer, "TLS: " + e.getMessage()));
+        } else {
+          why = "connection lost: TLS: " + e.getMessage();
+        }
       } catch (IOException e) {
         why = closing ? "server shutting down" : "connection lost: " + e.getMessage();
       } finally {
@@ -271,19 +311,48 @@ public final class BootstrapServer implements AutoCloseable {
     }
 
     /**
-     * The next frame, or null at the end of the stream. Before HELLO every wait counts against the
-     * frame timeout; afterwards only the wait inside a frame does (an initiator may stay silent).
+     * CHALLENGE with a fresh nonce; the ANSWER must prove the secret over it (so an answer recorded
+     * on another connection is wrong here); then PROOF. Every wait counts against the frame
+     * timeout.
      */
-    private Frame readFrame(DataInputStream in, boolean beforeHello) throws IOException {
+    private void authenticate(DataInputStream in) throws IOException {
+      byte[] nonce = SecretProof.nonce();
+      synchronized (this) {
+        Frames.write(out, Frames.CHALLENGE, nonce);
+      }
+      Frame answer = readFrame(in, "ANSWER");
+      if (answer == null) {
+        throw new BootstrapException(
+            Refusal.UNAUTHORIZED, "closed the connection instead of answering the challenge");
+      }
+      if (answer.type() != Frames.ANSWER) {
+        throw unexpected(answer, "ANSWER");
+      }
+      byte[][] a = SecretProof.decodeAnswer(answer.payload());
+      if (!SecretProof.same(SecretProof.initiator(secret, nonce, a[0]), a[1])) {
+        throw new BootstrapException(
+            Refusal.UNAUTHORIZED, "wrong shared secret (the answer to the challenge is not right)");
+      }
+      synchronized (this) {
+        Frames.write(out, Frames.PROOF, SecretProof.target(secret, nonce, a[0]));
+      }
+    }
+
+    /**
+     * The next frame, or null at the end of the stream. Until the WELCOME ({@code expected} names
+     * the frame awaited) every wait counts against the frame timeout; afterwards ({@code expected}
+     * null) only the wait inside a frame does (an initiator may stay silent).
+     */
+    private Frame readFrame(DataInputStream in, String expected) throws IOException {
       int first;
       while (true) {
         try {
           first = in.read();
           break;
         } catch (SocketTimeoutException e) {
-          if (beforeHello) {
+          if (expected != null) {
             throw new BootstrapException(
-                Refusal.STALLED, "no HELLO within " + frameTimeoutMillis + " ms");
+                Refusal.STALLED, "no " + expected + " within " + frameTimeoutMillis + " ms");
           }
         }
       }
@@ -293,7 +362,7 @@ public final class BootstrapServer implements AutoCloseable {
       try {
         // any type is read, so another protocol's frame (bench's) is told it came to a serve
         Frame f = Frames.readRest(first, in, MAX_PAYLOAD, 0xffff);
-        if (f.type() > Frames.ERROR && f.type() < Frames.FIRST_APPLICATION_TYPE) {
+        if (f.type() > Frames.PROOF && f.type() < Frames.FIRST_APPLICATION_TYPE) {
           throw new BootstrapException(Refusal.BAD_TYPE, "unknown frame type " + f.type());
         }
         return f;

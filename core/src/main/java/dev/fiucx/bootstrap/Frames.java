@@ -14,9 +14,9 @@ import java.nio.charset.StandardCharsets;
  * is told so instead of misread, and no length a peer sends makes the receiver allocate more than
  * it allows.
  *
- * <p>The bootstrap's own types are 1 .. 255 ({@code serve}: HELLO, WELCOME, BYE, ERROR); a protocol
- * built on the same frames (bench's run control) numbers its types from {@link
- * #FIRST_APPLICATION_TYPE}.
+ * <p>The bootstrap's own types are 1 .. 255 ({@code serve}: HELLO, WELCOME, BYE, ERROR, and
+ * CHALLENGE, ANSWER, PROOF for a shared secret, see {@link SecretProof}); a protocol built on the
+ * same frames (bench's run control) numbers its types from {@link #FIRST_APPLICATION_TYPE}.
  */
 public final class Frames {
   /** "FIUB". */
@@ -39,6 +39,15 @@ public final class Frames {
 
   /** either way: u16 {@link Refusal#code}, u16 n, n bytes UTF-8 text; the sender then closes. */
   public static final int ERROR = 4;
+
+  /** target -> initiator, for a serve with a shared secret: 32 bytes, the target's fresh nonce. */
+  public static final int CHALLENGE = 5;
+
+  /** initiator -> target: 32 bytes the initiator's nonce, 32 bytes its proof ({@code HMAC}). */
+  public static final int ANSWER = 6;
+
+  /** target -> initiator, after a right ANSWER and before the WELCOME: 32 bytes its proof. */
+  public static final int PROOF = 7;
 
   /** The first type a protocol built on these frames may use. */
   public static final int FIRST_APPLICATION_TYPE = 0x100;
@@ -101,6 +110,11 @@ public final class Frames {
       throws IOException {
     try {
       int magic = first << 24 | in.readUnsignedByte() << 16 | in.readUnsignedShort();
+      if (magic >>> 16 == 0x1503 || magic >>> 16 == 0x1603) {
+        // a TLS record's header: content type alert (0x15) or handshake (0x16), version 3.x
+        throw new BootstrapException(
+            Refusal.BAD_MAGIC, "the peer speaks TLS and this side plain TCP");
+      }
       if (magic != MAGIC) {
         throw new BootstrapException(
             Refusal.BAD_MAGIC, String.format("not a fiucx bootstrap peer (magic 0x%08x)", magic));

@@ -23,6 +23,8 @@ public enum Refusal {
   STALLED(8),
   /** The server serves as many connections as it takes. */
   TOO_MANY(9),
+  /** The peer did not prove it knows the shared secret (or this side has none to prove). */
+  UNAUTHORIZED(10),
   /** The peer's own reason, for a code this side does not know. */
   OTHER(255);
 

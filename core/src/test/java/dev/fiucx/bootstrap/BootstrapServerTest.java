@@ -145,9 +145,13 @@ class BootstrapServerTest {
         Refusal.BAD_VERSION,
         "bootstrap version 1 from the peer, this side speaks 2");
     assertRefused(
-        BootstrapWireTest.frame(Frames.MAGIC, 2, 5, 0, new byte[0]),
+        BootstrapWireTest.frame(0x16030100, 2, 1, 0, new byte[0]),
+        Refusal.BAD_MAGIC,
+        "the peer speaks TLS and this side plain TCP");
+    assertRefused(
+        BootstrapWireTest.frame(Frames.MAGIC, 2, Frames.PROOF + 1, 0, new byte[0]),
         Refusal.BAD_TYPE,
-        "unknown frame type 5");
+        "unknown frame type 8");
     assertRefused(
         BootstrapWireTest.frame(Frames.MAGIC, 2, 0x100, 8, new byte[8]),
         Refusal.UNEXPECTED,

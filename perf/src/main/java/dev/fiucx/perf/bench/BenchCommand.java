@@ -1,10 +1,13 @@
 package dev.fiucx.perf.bench;
 
 import dev.fiucx.AtomicFamily;
+import dev.fiucx.BootstrapSecurity;
 import dev.fiucx.DomainAttr;
 import dev.fiucx.FiDatatype;
+import dev.fiucx.FiErrno;
 import dev.fiucx.FiException;
 import dev.fiucx.FiOp;
+import dev.fiucx.TlsContexts;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
@@ -177,6 +180,20 @@ public final class BenchCommand implements Callable<Integer> {
   String region;
 
   @Option(
+      names = "--secret-file",
+      paramLabel = "FILE",
+      description =
+          "with --region: the serve's shared secret (default: the environment's FIUCX_SECRET)")
+  Path secretFile;
+
+  @Option(
+      names = "--tls-trust",
+      paramLabel = "PEM",
+      description =
+          "with --region: TLS to the serve, trusting these PEM certificates (its own or its CA's)")
+  Path tlsTrust;
+
+  @Option(
       names = "--fetched",
       paramLabel = "FILE",
       description =
@@ -297,6 +314,10 @@ public final class BenchCommand implements Callable<Integer> {
       if (region != null && connect == null) {
         throw new BenchUsageException("--region names a serve's region: it needs --connect");
       }
+      if ((secretFile != null || tlsTrust != null) && region == null) {
+        throw new BenchUsageException(
+            "--secret-file and --tls-trust are a fiucx serve's: they need --connect and --region");
+      }
       checkFetched(cfg, outputs);
       boolean targetSpins = spins(serverProgress);
       if (connect != null
@@ -313,7 +334,7 @@ public final class BenchCommand implements Callable<Integer> {
       if (region != null) {
         boolean transportGiven =
             spec != null && spec.commandLine().getParseResult().hasMatchedOption("--transport");
-        session.againstServe(region, transportGiven);
+        session.againstServe(region, transportGiven, serveSecurity());
       }
       return session.run(host, targetPort, System.out);
     } catch (BenchUsageException e) {
@@ -322,6 +343,21 @@ public final class BenchCommand implements Callable<Integer> {
     } catch (FiException | IOException e) {
       System.err.println("fiucx bench: " + e.getMessage());
       return 1;
+    }
+  }
+
+  /** The serve's secret (--secret-file, else FIUCX_SECRET) and TLS trust, checked. */
+  private BootstrapSecurity serveSecurity() {
+    try {
+      BootstrapSecurity security = BootstrapSecurity.none();
+      byte[] secret = BootstrapSecurity.secretFrom(secretFile);
+      if (secret != null) {
+        security = security.withSecret(secret);
+      }
+      return tlsTrust == null ? security : security.withTls(TlsContexts.clientTrusting(tlsTrust));
+    } catch (FiException e) {
+      String prefix = FiErrno.errorString(e.errno()) + ": ";
+      throw new BenchUsageException(e.getMessage().replace(prefix, ""));
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.fiucx.perf.bench;
 
 import dev.fiucx.AtomicAttr;
+import dev.fiucx.BootstrapSecurity;
 import dev.fiucx.FiErrno;
 import dev.fiucx.FiException;
 import java.io.IOException;
@@ -49,13 +50,17 @@ final class BenchSession {
 
   /**
    * Runs against the region {@code name} of a {@code fiucx serve} (instead of a bench target);
-   * without {@code transportGiven} the initiator takes the serve's transport.
+   * without {@code transportGiven} the initiator takes the serve's transport; {@code security}
+   * holds the serve's shared secret and TLS trust.
    */
-  BenchSession againstServe(String name, boolean transportGiven) {
+  BenchSession againstServe(String name, boolean transportGiven, BootstrapSecurity security) {
     this.serveRegion = name;
     this.transportGiven = transportGiven;
+    this.serveSecurity = security;
     return this;
   }
+
+  private BootstrapSecurity serveSecurity = BootstrapSecurity.none();
 
   /** Keeps every fetched value and writes them to {@code file} ({@code --fetched}), or null. */
   BenchSession writeFetched(Path file) {
@@ -115,7 +120,7 @@ final class BenchSession {
   int run(String host, int port, PrintStream stdout) throws IOException {
     ServeLink serve = null;
     if (serveRegion != null) {
-      serve = new ServeLink(host, port, serveRegion, cfg.regionBytes());
+      serve = new ServeLink(host, port, serveRegion, cfg.regionBytes(), serveSecurity);
       if (!transportGiven && serve.transport() != null) {
         cfg = cfg.withTransport(serve.transport());
       }

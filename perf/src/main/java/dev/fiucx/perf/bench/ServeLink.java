@@ -1,9 +1,12 @@
 package dev.fiucx.perf.bench;
 
+import dev.fiucx.BootstrapSecurity;
 import dev.fiucx.FiErrno;
 import dev.fiucx.FiException;
 import dev.fiucx.PeerRegion;
 import dev.fiucx.bootstrap.BootstrapClient;
+import dev.fiucx.bootstrap.BootstrapException;
+import dev.fiucx.bootstrap.Refusal;
 import dev.fiucx.bootstrap.Welcome;
 import java.io.IOException;
 import java.time.Duration;
@@ -20,11 +23,28 @@ final class ServeLink implements BenchTarget {
 
   /**
    * @param regionBytes what the run needs of the region; a smaller region is refused
+   * @param security the serve's shared secret and TLS trust
+   * @throws BootstrapException naming the serve when it refused, or this side refused it
    */
-  ServeLink(String host, int port, String regionName, long regionBytes) throws IOException {
-    client =
-        BootstrapClient.connect(
-            host, port, "fiucx bench pid " + ProcessHandle.current().pid(), Duration.ofSeconds(10));
+  ServeLink(String host, int port, String regionName, long regionBytes, BootstrapSecurity security)
+      throws IOException {
+    try {
+      client =
+          BootstrapClient.connect(
+              host,
+              port,
+              "fiucx bench pid " + ProcessHandle.current().pid(),
+              Duration.ofSeconds(10),
+              security);
+    } catch (BootstrapException e) {
+      // the serve's refusals and the secret's do not name the serve; the rest do already
+      if (!e.fromPeer() && e.refusal() != Refusal.UNAUTHORIZED) {
+        throw e;
+      }
+      String target = host + ":" + port;
+      throw new BootstrapException(
+          e.refusal(), (e.fromPeer() ? target + " refused: " : target + ": ") + e.getMessage());
+    }
     try {
       Welcome w = client.welcome();
       region =

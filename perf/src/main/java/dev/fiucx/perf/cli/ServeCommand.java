@@ -1,13 +1,16 @@
 package dev.fiucx.perf.cli;
 
+import dev.fiucx.BootstrapSecurity;
 import dev.fiucx.DomainAttr;
 import dev.fiucx.Fabric;
+import dev.fiucx.FiErrno;
 import dev.fiucx.FiException;
 import dev.fiucx.FiFlags;
 import dev.fiucx.PeerRegion;
 import dev.fiucx.ServeAttr;
 import dev.fiucx.ServeListener;
 import dev.fiucx.Server;
+import dev.fiucx.TlsContexts;
 import dev.fiucx.perf.bench.MetricsEndpoint;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -59,7 +62,20 @@ public final class ServeCommand implements Callable<Integer>, ProviderGate.Opens
 
   /** The keys a --config file may hold: the long options' names. */
   static final Set<String> CONFIG_KEYS =
-      Set.of("port", "bind", "region", "transport", "metrics-port", "lease-ms");
+      Set.of(
+          "port",
+          "bind",
+          "region",
+          "transport",
+          "metrics-port",
+          "lease-ms",
+          "secret-file",
+          "tls-keystore",
+          "tls-key",
+          "tls-cert");
+
+  /** Where the PKCS#12 keystore's password comes from (never the command line). */
+  static final String TLS_PASSWORD_ENV = "FIUCX_TLS_PASSWORD";
 
   @Option(
       names = "--port",
@@ -100,11 +116,47 @@ public final class ServeCommand implements Callable<Integer>, ProviderGate.Opens
   Long leaseMs;
 
   @Option(
+      names = "--secret-file",
+      paramLabel = "FILE",
+      description =
+          "the shared secret initiators must prove they know before they learn any region (default:"
+              + " the environment's FIUCX_SECRET; with neither, the serve listens on loopback only)")
+  Path secretFile;
+
+  @Option(
+      names = "--insecure",
+      description =
+          "without a secret, listen beyond loopback anyway: every region's key to anyone who"
+              + " reaches the port")
+  boolean insecure;
+
+  @Option(
+      names = "--tls-keystore",
+      paramLabel = "P12",
+      description =
+          "TLS on the bootstrap with this PKCS#12 keystore's key and certificate (its password from"
+              + " FIUCX_TLS_PASSWORD, else none)")
+  Path tlsKeystore;
+
+  @Option(
+      names = "--tls-key",
+      paramLabel = "PEM",
+      description = "TLS on the bootstrap with this unencrypted PKCS#8 key (with --tls-cert)")
+  Path tlsKey;
+
+  @Option(
+      names = "--tls-cert",
+      paramLabel = "PEM",
+      description = "the certificate chain of --tls-key, the serve's own first")
+  Path tlsCert;
+
+  @Option(
       names = "--config",
       paramLabel = "FILE",
       description =
           "a properties file with the same keys (port, bind, region, transport, metrics-port,"
-              + " lease-ms; region takes a comma-separated list); options given here win")
+              + " lease-ms, secret-file, tls-keystore, tls-key, tls-cert; region takes a"
+              + " comma-separated list); options given here win")
   Path config;
 
   @Option(names = "--parent-watch", hidden = true, description = "stop when stdin ends")
@@ -126,7 +178,8 @@ public final class ServeCommand implements Callable<Integer>, ProviderGate.Opens
       List<ServeAttr.Region> regions,
       String transport,
       Integer metricsPort,
-      Long leaseMs) {
+      Long leaseMs,
+      BootstrapSecurity security) {
     DomainAttr domainAttr() {
       Map<String, String> options =
           leaseMs == null ? Map.of() : Map.of(LOCK_LEASE_OPTION, Long.toString(leaseMs));
@@ -156,7 +209,7 @@ public final class ServeCommand implements Callable<Integer>, ProviderGate.Opens
       server =
           Fabric.serve(
               "ucx",
-              new ServeAttr(s.bind(), s.port(), s.regions(), s.domainAttr()),
+              new ServeAttr(s.bind(), s.port(), s.regions(), s.domainAttr(), s.security()),
               new Announcer(out));
     } catch (FiException e) {
       System.err.println("fiucx serve: " + e.getMessage());
@@ -199,6 +252,7 @@ public final class ServeCommand implements Callable<Integer>, ProviderGate.Opens
           facts.getOrDefault("ucx.tls", "?"),
           facts.getOrDefault("ucx.version", "?"),
           lease.find() ? lease.group(1) : "?");
+      out.println("fiucx serve: " + securityLine(s.security()));
       for (PeerRegion r : server.regions()) {
         out.printf(
             "fiucx serve: region %s: %d bytes, key 0x%016x, access %s%n",
@@ -236,6 +290,18 @@ public final class ServeCommand implements Callable<Integer>, ProviderGate.Opens
   private static String hostPort(Server server) {
     String host = server.address().getAddress().getHostAddress();
     return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + server.port();
+  }
+
+  /** Who may learn the keys, in one line after the provider's. */
+  static String securityLine(BootstrapSecurity security) {
+    String channel = security.tls() == null ? "bootstrap over plain TCP" : "bootstrap over TLS";
+    if (security.hasSecret()) {
+      return channel + ", initiators must prove the shared secret";
+    }
+    return channel
+        + (security.insecureBind()
+            ? ", no secret: every region's key to anyone who connects (--insecure)"
+            : ", no secret: loopback only");
   }
 
   static String accessWord(long access) {
@@ -295,7 +361,61 @@ public final class ServeCommand implements Callable<Integer>, ProviderGate.Opens
     if (lease != null && lease <= 0) {
       throw new UsageException("--lease-ms must be at least 1: " + lease);
     }
-    return new Settings(b, p, List.copyOf(parsed), t, m, lease);
+    return new Settings(b, p, List.copyOf(parsed), t, m, lease, security(file, b));
+  }
+
+  /** The secret and TLS asked for; a bind beyond loopback without a secret needs --insecure. */
+  private BootstrapSecurity security(Properties file, String bind) {
+    BootstrapSecurity security = BootstrapSecurity.none();
+    try {
+      byte[] secret = BootstrapSecurity.secretFrom(pathOf(secretFile, file, "secret-file"));
+      if (secret != null) {
+        security = security.withSecret(secret);
+      } else if (!insecure && !BootstrapSecurity.isLoopback(bind)) {
+        throw new UsageException(
+            "--bind "
+                + bind
+                + " reaches beyond this host: give a shared secret (--secret-file FILE or "
+                + BootstrapSecurity.SECRET_ENV
+                + "), or --insecure to hand every region's key to anyone who connects");
+      }
+      Path keystore = pathOf(tlsKeystore, file, "tls-keystore");
+      Path key = pathOf(tlsKey, file, "tls-key");
+      Path cert = pathOf(tlsCert, file, "tls-cert");
+      if (keystore != null && (key != null || cert != null)) {
+        throw new UsageException("--tls-keystore or --tls-key with --tls-cert, not both");
+      }
+      if ((key == null) != (cert == null)) {
+        throw new UsageException("--tls-key and --tls-cert go together");
+      }
+      if (keystore != null) {
+        String pw = System.getenv(TLS_PASSWORD_ENV);
+        security =
+            security.withTls(
+                TlsContexts.serverFromKeystore(
+                    keystore, pw == null ? new char[0] : pw.toCharArray()));
+      } else if (key != null) {
+        security = security.withTls(TlsContexts.serverFromPem(key, cert));
+      }
+    } catch (FiException e) {
+      throw new UsageException(withoutErrno(e));
+    }
+    return insecure ? security.withInsecureBind() : security;
+  }
+
+  private static Path pathOf(Path option, Properties file, String key) {
+    if (option != null) {
+      return option;
+    }
+    String v = file.getProperty(key);
+    return v == null || v.isBlank() ? null : Path.of(v.trim());
+  }
+
+  /** The exception's own words, without the errno's name before them. */
+  static String withoutErrno(FiException e) {
+    String prefix = FiErrno.errorString(e.errno()) + ": ";
+    String m = e.getMessage();
+    return m.startsWith(prefix) ? m.substring(prefix.length()) : m;
   }
 
   /** {@code NAME:SIZE[:ACCESS]}. */

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.fiucx.BootstrapSecurity;
 import dev.fiucx.DomainAttr;
 import dev.fiucx.Fabric;
 import dev.fiucx.FiFlags;
@@ -140,5 +141,95 @@ class BenchAgainstServeTest {
                       + " --region)"),
           r.err());
     }
+  }
+
+  /** What bench said (its lines; the in-process serve logs to the same stderr). */
+  private static String said(BenchCli.Run r) {
+    return String.join("\n", r.err().lines().filter(l -> l.startsWith("fiucx bench: ")).toList());
+  }
+
+  @Test
+  void aServeWithASecretTakesBenchWithItAndRefusesBenchWithout() throws Exception {
+    byte[] secret = "bench's shared secret".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    Path right = Files.write(dir.resolve("right"), "bench's shared secret\n".getBytes());
+    Path wrong = Files.write(dir.resolve("wrong"), "another shared secret".getBytes());
+    Path shortFile = Files.write(dir.resolve("short"), "short".getBytes());
+    try (Server server =
+        Fabric.serve(
+            new ServeAttr(
+                "127.0.0.1",
+                0,
+                List.of(
+                    new ServeAttr.Region(
+                        "counter", 64, FiFlags.REMOTE_READ | FiFlags.REMOTE_WRITE)),
+                new DomainAttr("shm", DomainAttr.Progress.AUTO, false, Map.of()),
+                BootstrapSecurity.none().withSecret(secret)))) {
+      String target = "127.0.0.1:" + server.port();
+      BenchCli.Run r =
+          BenchCli.run(
+              "bench",
+              "--connect",
+              target,
+              "--region",
+              "counter",
+              "--secret-file",
+              wrong.toString(),
+              "-n",
+              "10");
+      assertEquals(1, r.exit());
+      assertEquals(
+          "fiucx bench: "
+              + target
+              + " refused: wrong shared secret (the answer to the challenge is not right)",
+          said(r));
+      r = BenchCli.run("bench", "--connect", target, "--region", "counter", "-n", "10");
+      assertEquals(1, r.exit());
+      assertEquals(
+          "fiucx bench: " + target + ": the serve asks for a shared secret and none was given",
+          said(r));
+      r =
+          BenchCli.run(
+              "bench",
+              "--connect",
+              target,
+              "--region",
+              "counter",
+              "--secret-file",
+              shortFile.toString(),
+              "-n",
+              "10");
+      assertEquals(2, r.exit());
+      assertEquals(
+          "fiucx bench: --secret-file "
+              + shortFile
+              + " holds 5 bytes: a shared secret needs 16 at least (e.g. head -c 32 /dev/urandom |"
+              + " base64)",
+          said(r));
+      assertEquals(0, server.connections());
+      assertEquals(0, server.memory("counter").get(JAVA_LONG, 0));
+      r =
+          BenchCli.run(
+              "bench",
+              "--connect",
+              target,
+              "--region",
+              "counter",
+              "--secret-file",
+              right.toString(),
+              "-n",
+              "100",
+              "-w",
+              "0");
+      assertEquals(0, r.exit(), r.err());
+      assertEquals(100, server.memory("counter").get(JAVA_LONG, 0));
+    }
+    BenchCli.Run r = BenchCli.run("bench", "--secret-file", right.toString(), "-n", "10");
+    assertEquals(2, r.exit());
+    assertTrue(
+        r.err()
+            .contains(
+                "--secret-file and --tls-trust are a fiucx serve's: they need --connect and"
+                    + " --region"),
+        r.err());
   }
 }

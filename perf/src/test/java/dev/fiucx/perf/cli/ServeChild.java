@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -34,11 +35,20 @@ final class ServeChild implements AutoCloseable {
    * @param prefix what to run the JVM under ({@code ip netns exec NS}), or empty
    */
   ServeChild(List<String> prefix, String... args) throws IOException {
+    this(prefix, Map.of(), args);
+  }
+
+  /**
+   * @param environment added to this JVM's for the child ({@code FIUCX_SECRET}, say)
+   */
+  ServeChild(List<String> prefix, Map<String, String> environment, String... args)
+      throws IOException {
     shmBefore = posixShmFiles();
     ProcessBuilder b =
         new ProcessBuilder(JavaCommand.of(prefix, FiucxCli.class, args))
             .redirectError(ProcessBuilder.Redirect.INHERIT);
     b.environment().put("UCX_LOG_FILE", "stderr");
+    b.environment().putAll(environment);
     process = b.start();
     BufferedReader out =
         new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));

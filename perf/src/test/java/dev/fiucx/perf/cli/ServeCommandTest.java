@@ -1,10 +1,13 @@
 package dev.fiucx.perf.cli;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fiucx.BootstrapSecurity;
 import dev.fiucx.ConnectedEndpoint;
 import dev.fiucx.Connection;
 import dev.fiucx.CqEntry;
@@ -12,6 +15,7 @@ import dev.fiucx.DomainAttr;
 import dev.fiucx.Fabric;
 import dev.fiucx.FiDatatype;
 import dev.fiucx.FiErrno;
+import dev.fiucx.FiException;
 import dev.fiucx.FiFlags;
 import dev.fiucx.FiOp;
 import dev.fiucx.PeerRegion;
@@ -30,6 +34,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import org.junit.jupiter.api.Test;
@@ -90,12 +95,67 @@ class ServeCommandTest {
   }
 
   @Test
+  void aBindBeyondLoopbackNeedsASecretOrInsecure() throws Exception {
+    assertEquals(
+        "--bind 0.0.0.0 reaches beyond this host: give a shared secret (--secret-file FILE or"
+            + " FIUCX_SECRET), or --insecure to hand every region's key to anyone who connects",
+        usageError("--region", "c:8", "--bind", "0.0.0.0"));
+    ServeCommand.Settings loopback = settings("--region", "c:8", "--bind", "localhost");
+    assertFalse(loopback.security().hasSecret());
+    assertEquals(
+        "bootstrap over plain TCP, no secret: loopback only",
+        ServeCommand.securityLine(loopback.security()));
+    ServeCommand.Settings insecure = settings("--region", "c:8", "--bind", "0.0.0.0", "--insecure");
+    assertTrue(insecure.security().insecureBind());
+    assertEquals(
+        "bootstrap over plain TCP, no secret: every region's key to anyone who connects"
+            + " (--insecure)",
+        ServeCommand.securityLine(insecure.security()));
+
+    // the secret's bytes are the file's, but for one trailing line break
+    Path secret = Files.write(dir.resolve("secret"), "a secret of 20 bytes\r\n".getBytes());
+    ServeCommand.Settings s =
+        settings("--region", "c:8", "--bind", "0.0.0.0", "--secret-file", secret.toString());
+    assertArrayEquals("a secret of 20 bytes".getBytes(), s.security().secret());
+    assertEquals(
+        "bootstrap over plain TCP, initiators must prove the shared secret",
+        ServeCommand.securityLine(s.security()));
+    Path tooShort = Files.write(dir.resolve("short"), "fifteen bytes..".getBytes());
+    assertEquals(
+        "--secret-file "
+            + tooShort
+            + " holds 15 bytes: a shared secret needs 16 at least (e.g. head -c 32 /dev/urandom |"
+            + " base64)",
+        usageError("--region", "c:8", "--secret-file", tooShort.toString()));
+    assertEquals(
+        "--secret-file " + dir.resolve("absent") + ": cannot read it: " + dir.resolve("absent"),
+        usageError("--region", "c:8", "--secret-file", dir.resolve("absent").toString()));
+    assertEquals(
+        "--tls-key and --tls-cert go together",
+        usageError("--region", "c:8", "--tls-key", secret.toString()));
+    assertEquals(
+        "--tls-keystore or --tls-key with --tls-cert, not both",
+        usageError(
+            "--region", "c:8", "--tls-keystore", "a.p12", "--tls-key", "k", "--tls-cert", "c"));
+    String notPem =
+        usageError(
+            "--region", "c:8", "--tls-key", secret.toString(), "--tls-cert", secret.toString());
+    assertEquals(
+        "TLS certificates " + secret + ": ", notPem.substring(0, notPem.indexOf(": ") + 2));
+  }
+
+  @Test
   void theConfigFileHoldsTheSameKeysAndOptionsWin() throws Exception {
     Path file = dir.resolve("serve.properties");
+    Path secret = Files.writeString(dir.resolve("secret"), "sixteen bytes at least\n");
     Files.writeString(
         file,
-        "port=0\nbind=0.0.0.0\nregion=a:8, b:1k:r\ntransport=tcp\nmetrics-port=9999\nlease-ms=700\n");
+        "port=0\nbind=0.0.0.0\nregion=a:8, b:1k:r\ntransport=tcp\nmetrics-port=9999\nlease-ms=700\n"
+            + "secret-file="
+            + secret
+            + "\n");
     ServeCommand.Settings s = settings("--config", file.toString());
+    assertTrue(s.security().hasSecret());
     assertEquals(0, s.port());
     assertEquals("0.0.0.0", s.bind());
     assertEquals("tcp", s.transport());
@@ -167,6 +227,49 @@ class ServeCommandTest {
     }
     rc = ep.cq().sread(new CqEntry[] {new CqEntry()}, 1, 10_000);
     return rc == 1 ? r.get(JAVA_LONG, 0) : rc < 0 ? rc : -FiErrno.EIO;
+  }
+
+  @Test
+  void theServeProcessTakesTheSecretFromTheEnvironmentAndNeverPrintsIt() throws Exception {
+    String secret = "a secret from the environment";
+    try (ServeChild serve =
+        new ServeChild(
+            List.of(),
+            Map.of(BootstrapSecurity.SECRET_ENV, secret),
+            "serve",
+            "--port",
+            "0",
+            "--bind",
+            "0.0.0.0",
+            "--region",
+            "counter:64")) {
+      int port = serve.awaitListening();
+      serve.awaitLine(
+          "fiucx serve: bootstrap over plain TCP, initiators must prove the shared secret", 30);
+      serve.awaitLine("fiucx serve: region counter: 64 bytes, key 0x[0-9a-f]{16}, access rw", 10);
+      String target = "127.0.0.1:" + port;
+      FiException none =
+          assertThrows(FiException.class, () -> Fabric.connect(target, DomainAttr.defaults()));
+      assertEquals(FiErrno.EACCES, none.errno());
+      serve.awaitLine(
+          "fiucx serve: refused 127\\.0\\.0\\.1:\\d+: UNAUTHORIZED: closed the connection instead"
+              + " of answering the challenge",
+          10);
+      BootstrapSecurity right =
+          BootstrapSecurity.none().withSecret(secret.getBytes(StandardCharsets.UTF_8));
+      try (Connection c = Fabric.connect(target, DomainAttr.defaults(), right);
+          ConnectedEndpoint ep = c.openEndpoint(16);
+          Arena arena = Arena.ofConfined()) {
+        MemorySegment one = arena.allocate(JAVA_LONG);
+        one.set(JAVA_LONG, 0, 1);
+        assertEquals(0, ticket(ep, c.region("counter"), one, arena.allocate(JAVA_LONG)));
+      }
+      serve.signal("TERM");
+      assertEquals(0, serve.awaitExit(10));
+      serve.awaitLine("fiucx serve: stopped", 5);
+      assertTrue(
+          serve.seen().stream().noneMatch(l -> l.contains(secret)), "the secret was printed");
+    }
   }
 
   @Test

@@ -1,5 +1,6 @@
 package dev.fiucx.examples.spark;
 
+import dev.fiucx.BootstrapSecurity;
 import dev.fiucx.ConnectedEndpoint;
 import dev.fiucx.Connection;
 import dev.fiucx.DomainAttr;
@@ -95,10 +96,18 @@ public final class ExecutorConnections {
    * The connection to {@code target} ({@code host:port} of a {@code fiucx serve}), made now if this
    * JVM has none: one connect per JVM and target however many tasks ask at once (the others wait
    * for it). A failed connect throws {@link dev.fiucx.FiException} and the next caller tries again.
+   * The serve's shared secret, if it has one, comes from the executor's {@code FIUCX_SECRET}
+   * ({@code spark.executorEnv.FIUCX_SECRET}).
    */
   static Held get(String target) {
     return OPEN.computeIfAbsent(
-        target, t -> new Held(Fabric.connect(t, attributes()), CONNECTS.incrementAndGet()));
+        target,
+        t -> new Held(Fabric.connect(t, attributes(), security()), CONNECTS.incrementAndGet()));
+  }
+
+  private static BootstrapSecurity security() {
+    byte[] secret = BootstrapSecurity.secretFrom(null);
+    return secret == null ? BootstrapSecurity.none() : BootstrapSecurity.none().withSecret(secret);
   }
 
   /**
