@@ -239,9 +239,29 @@ public final class BootstrapServer implements AutoCloseable {
     volatile String client;
     private DataOutputStream out;
 
+    /** Whether this connection's TLS handshake finished (always false without TLS). */
+    private volatile boolean handshaken;
+
     Session(Socket s) {
       this.s = s;
       this.peer = hostPort((InetSocketAddress) s.getRemoteSocketAddress());
+      if (s instanceof javax.net.ssl.SSLSocket tls) {
+        tls.addHandshakeCompletedListener(event -> handshaken = true);
+      }
+    }
+
+    /**
+     * Whether a connection that ended before its HELLO failed in its TLS handshake: the JDK does
+     * not always say so with an SSLException (a peer that closes after reading our alert ends it as
+     * a plain end of stream or reset), yet for the listener it is a refusal all the same.
+     */
+    private boolean tlsFailed() {
+      return s instanceof javax.net.ssl.SSLSocket && !handshaken;
+    }
+
+    private void refusedTls(String why) {
+      LOG.log(Level.WARNING, "bootstrap: refused " + peer + ": TLS: " + why);
+      notify(() -> listener.refused(peer, "TLS: " + why));
     }
 
     void run() {
@@ -255,6 +275,9 @@ public final class BootstrapServer implements AutoCloseable {
         }
         Frame hello = readFrame(in, "HELLO");
         if (hello == null) {
+          if (tlsFailed()) {
+            refusedTls("the peer left during the handshake");
+          }
           return; // connected and left without a word: nothing to tell
         }
         if (hello.type() != Frames.HELLO) {
@@ -292,12 +315,14 @@ public final class BootstrapServer implements AutoCloseable {
       } catch (SSLException e) {
         if (client == null) {
           // no frame can be sent over a failed handshake: the peer's TLS stack told it already
-          LOG.log(Level.WARNING, "bootstrap: refused " + peer + ": TLS: " + e.getMessage());
-          notify(() -> listener.refused(peer, "TLS: " + e.getMessage()));
+          refusedTls(e.getMessage());
         } else {
           why = "connection lost: TLS: " + e.getMessage();
         }
       } catch (IOException e) {
+        if (client == null && !closing && tlsFailed()) {
+          refusedTls(e.getMessage());
+        }
         why = closing ? "server shutting down" : "connection lost: " + e.getMessage();
       } finally {
         sessions.remove(this);
