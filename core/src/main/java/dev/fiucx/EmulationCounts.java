@@ -8,25 +8,27 @@ package dev.fiucx;
  * are in {@code dev.fiucx.metrics.FiucxMetrics} for Micrometer.
  */
 public interface EmulationCounts {
-  /** Elements carried out by the CAS loop (finished, successfully or not). */
+  /** {@return elements carried out by the CAS loop (finished, successfully or not)} */
   long casElements();
 
-  /** Compare-and-swaps posted. */
+  /** {@return compare-and-swaps posted} */
   long casAttempts();
 
-  /** Compare-and-swaps that found another value than the one read: each one cost a retry. */
+  /**
+   * {@return compare-and-swaps that found another value than the one read: each one cost a retry}
+   */
   long casRetries();
 
-  /** Elements whose op changed nothing, so no swap was posted after the read. */
+  /** {@return elements whose op changed nothing, so no swap was posted after the read} */
   long swapsSkipped();
 
-  /** Elements carried out under a remote lock (finished, successfully or not). */
+  /** {@return elements carried out under a remote lock (finished, successfully or not)} */
   long lockElements();
 
-  /** Remote locks taken (a restarted element takes its lock again). */
+  /** {@return remote locks taken (a restarted element takes its lock again)} */
   long lockAcquisitions();
 
-  /** Lock elements that found their stripe held at least once and waited. */
+  /** {@return lock elements that found their stripe held at least once and waited} */
   long lockWaits();
 
   /**
@@ -41,7 +43,9 @@ public interface EmulationCounts {
    */
   long maxLockTurns();
 
-  /** Tickets taken: lock elements that found their stripe held or queued, and took a place. */
+  /**
+   * {@return tickets taken: lock elements that found their stripe held or queued, and took a place}
+   */
   long tickets();
 
   /**
@@ -56,10 +60,10 @@ public interface EmulationCounts {
    */
   long turnsSkipped();
 
-  /** Locks this domain's initiators took over from a holder whose lease ran out. */
+  /** {@return locks this domain's initiators took over from a holder whose lease ran out} */
   long locksTakenOver();
 
-  /** Locks this domain, as a target, freed because their holder's connection failed. */
+  /** {@return locks this domain, as a target, freed because their holder's connection failed} */
   long locksReclaimed();
 
   /**
@@ -68,9 +72,9 @@ public interface EmulationCounts {
    */
   long lockRestarts();
 
-  /** Releases that found the lock taken over: a holder stalled for a whole lease. */
+  /** {@return releases that found the lock taken over: a holder stalled for a whole lease} */
   long locksLost();
 
-  /** Lock elements whose op changed nothing, so nothing was written back. */
+  /** {@return lock elements whose op changed nothing, so nothing was written back} */
   long putsSkipped();
 }

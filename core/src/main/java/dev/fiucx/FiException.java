@@ -15,7 +15,7 @@ public class FiException extends RuntimeException {
     this.errno = Math.abs(errno);
   }
 
-  /** The positive {@link FiErrno} value. */
+  /** {@return the positive {@link FiErrno} value} */
   public int errno() {
     return errno;
   }

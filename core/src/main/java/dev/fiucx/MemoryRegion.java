@@ -8,7 +8,7 @@ import java.lang.foreign.MemorySegment;
  * initiator passes as {@code key}; closing the region revokes the key.
  */
 public interface MemoryRegion extends AutoCloseable {
-  /** {@code fi_mr_key}. */
+  /** {@return {@code fi_mr_key}} */
   long key();
 
   /**
@@ -18,7 +18,7 @@ public interface MemoryRegion extends AutoCloseable {
    */
   MemorySegment segment();
 
-  /** {@code FiFlags.REMOTE_READ} and/or {@code FiFlags.REMOTE_WRITE}. */
+  /** {@return {@code FiFlags.REMOTE_READ} and/or {@code FiFlags.REMOTE_WRITE}} */
   long access();
 
   /**

@@ -73,7 +73,7 @@ public final class Server implements AutoCloseable {
     }
   }
 
-  /** The bootstrap's address (its port is the one picked when 0 was asked for). */
+  /** {@return the bootstrap's address (its port is the one picked when 0 was asked for)} */
   public InetSocketAddress address() {
     return bootstrap.address();
   }
@@ -94,6 +94,8 @@ public final class Server implements AutoCloseable {
    * The local memory of the region {@code name} (to set it up or look at it; peers' atomics change
    * it at any time). Throws {@code FI_ENOENT} for a name not served, {@link IllegalStateException}
    * once closed.
+   *
+   * @param name the region's name
    */
   public MemorySegment memory(String name) {
     MemoryRegion mr = regions.get(name);
@@ -103,12 +105,12 @@ public final class Server implements AutoCloseable {
     return mr.segment();
   }
 
-  /** The serving domain (its {@code describe()}, its metrics). */
+  /** {@return the serving domain (its {@code describe()}, its metrics)} */
   public Domain domain() {
     return domain;
   }
 
-  /** Initiators connected to the bootstrap now. */
+  /** {@return initiators connected to the bootstrap now} */
   public int connections() {
     return bootstrap.connections();
   }

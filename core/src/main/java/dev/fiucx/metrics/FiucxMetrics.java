@@ -317,6 +317,9 @@ public final class FiucxMetrics implements MeterBinder, AutoCloseable {
    * {@code rate()} from that value and loses them (a run shorter than a scrape interval then shows
    * no rate at all). Throws {@link FiException} ({@code FI_EOPNOTSUPP}) for a cell the domain does
    * not support.
+   *
+   * @param op the operation
+   * @param datatype the elements' datatype
    */
   public synchronized FiucxMetrics show(AtomicFamily family, FiOp op, FiDatatype datatype) {
     AtomicCell cell = domain.table().cell(family, op, datatype);

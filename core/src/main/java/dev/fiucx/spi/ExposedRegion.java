@@ -9,7 +9,7 @@ import java.lang.foreign.MemorySegment;
 public interface ExposedRegion extends AutoCloseable {
   long key();
 
-  /** The exposed bytes (for allocated memory, the transport's allocation). */
+  /** {@return the exposed bytes (for allocated memory, the transport's allocation)} */
   MemorySegment segment();
 
   long access();

@@ -23,12 +23,12 @@ public record ProcessIdentity(
 
   private static final ProcessIdentity SELF = readSelf();
 
-  /** This process. */
+  /** {@return this process} */
   public static ProcessIdentity self() {
     return SELF;
   }
 
-  /** Whether this names a process at all. */
+  /** {@return whether this names a process at all} */
   public boolean known() {
     return pid > 0 && pidNamespace != 0 && (bootIdHigh | bootIdLow) != 0;
   }

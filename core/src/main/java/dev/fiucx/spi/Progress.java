@@ -9,7 +9,7 @@ public interface Progress {
   /** Progress that does nothing, for automatic progress. */
   Progress NONE = () -> 0;
 
-  /** Makes what progress can be made now; returns how many events were processed. */
+  /** {@return how many events were processed: makes what progress can be made now} */
   int progress();
 
   /**

@@ -12,7 +12,7 @@ import java.lang.foreign.MemorySegment;
  * are delivered to the {@link TransportCompletions} given at open, from inside {@link #progress}.
  */
 public interface Transport extends AutoCloseable {
-  /** This domain's address, for peers' address vectors ({@code fi_getname}). */
+  /** {@return this domain's address, for peers' address vectors ({@code fi_getname})} */
   byte[] address();
 
   /**
@@ -30,7 +30,7 @@ public interface Transport extends AutoCloseable {
    */
   void onInitiatorFailure(java.util.function.LongConsumer listener);
 
-  /** Connects to the domain whose {@link #address} this is. */
+  /** {@return a connection to the domain whose {@link #address} this is} */
   TransportPeer connect(byte[] peerAddress);
 
   /**
@@ -63,7 +63,10 @@ public interface Transport extends AutoCloseable {
    */
   ExposedRegion allocate(long size, long access);
 
-  /** Exposes the caller's native memory; it must be 8-byte aligned with a size multiple of 8. */
+  /**
+   * {@return the caller's native memory, exposed; it must be 8-byte aligned with a size multiple of
+   * 8}
+   */
   ExposedRegion register(MemorySegment segment, long access);
 
   /**
@@ -88,7 +91,10 @@ public interface Transport extends AutoCloseable {
   /** Ends an {@link #awaitEvent} of another thread early (any thread, any time). */
   default void interruptAwait() {}
 
-  /** Peers' keys this transport resolved, each one control round trip (metrics; any thread). */
+  /**
+   * {@return peers' keys this transport resolved, each one control round trip (metrics; any
+   * thread)}
+   */
   long keysResolved();
 
   /**
@@ -97,7 +103,10 @@ public interface Transport extends AutoCloseable {
    */
   long keysRevoked();
 
-  /** Human-readable facts for {@code info}: library version, transports in use, atomic mode. */
+  /**
+   * {@return human-readable facts for {@code info}: library version, transports in use, atomic
+   * mode}
+   */
   java.util.Map<String, String> describe();
 
   @Override

@@ -15,6 +15,8 @@ public interface TransportPeer extends AutoCloseable {
   /**
    * The region behind {@code key} as last resolved, or null when this peer's key has not been
    * resolved yet. Allocation-free.
+   *
+   * @param key the target region's key
    */
   RemoteRegion cached(long key);
 
@@ -22,12 +24,16 @@ public interface TransportPeer extends AutoCloseable {
    * Asks the peer what {@code key} is, progressing until it answers, and caches the answer. Returns
    * 0, {@code -FI_EKEYREJECTED} when the peer knows no such key, or {@code -FI_ETIMEDOUT} / {@code
    * -FI_EIO} when the peer does not answer.
+   *
+   * @param key the target region's key
    */
   int resolve(long key);
 
   /**
    * Posts {@code remote[offset] op= value} on a 4- or 8-byte word. {@code resultAddress} is the
    * native address that receives the old value, or 0 for no fetch. SWAP always fetches.
+   *
+   * @param op the operation
    */
   int postAtomic(
       RemoteRegion remote,
@@ -41,6 +47,8 @@ public interface TransportPeer extends AutoCloseable {
   /**
    * Posts a compare-and-swap of a 4- or 8-byte word: stores {@code swap} when the word equals
    * {@code compare}; the old value lands at {@code resultAddress} (required).
+   *
+   * @param compare the values compared with the target's, {@code count} elements
    */
   int postCompareSwap(
       RemoteRegion remote,
@@ -76,7 +84,10 @@ public interface TransportPeer extends AutoCloseable {
     return null;
   }
 
-  /** Whether the connection failed (peer died or unreachable); posts then fail with an errno. */
+  /**
+   * {@return whether the connection failed (peer died or unreachable); posts then fail with an
+   * errno}
+   */
   boolean failed();
 
   @Override
