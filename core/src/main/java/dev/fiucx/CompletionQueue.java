@@ -13,6 +13,7 @@ public interface CompletionQueue extends AutoCloseable {
    *
    * @param entries where the completions go
    * @param max at most this many
+   * @return how many entries were written, or a negative {@link FiErrno} value
    */
   int read(CqEntry[] entries, int max);
 
@@ -32,6 +33,7 @@ public interface CompletionQueue extends AutoCloseable {
    * @param entries where the completions go
    * @param max at most this many
    * @param timeoutMillis how long to wait, in milliseconds
+   * @return how many entries were written, or a negative {@link FiErrno} value
    */
   int sread(CqEntry[] entries, int max, long timeoutMillis);
 

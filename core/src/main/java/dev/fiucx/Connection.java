@@ -128,6 +128,7 @@ public final class Connection implements AutoCloseable {
    * regions that exist, when the peer serves none of that name.
    *
    * @param name the region's name at the server
+   * @return the region, with what fi_atomic takes to reach it
    */
   public PeerRegion region(String name) {
     for (PeerRegion r : regions) {
@@ -160,6 +161,7 @@ public final class Connection implements AutoCloseable {
    * several threads at once.
    *
    * @param cqSize room of the endpoint's completion queue, in entries
+   * @return the endpoint, its completion queue and the peer's {@code fi_addr}
    */
   public synchronized ConnectedEndpoint openEndpoint(int cqSize) {
     CompletionQueue cq = domain.openCompletionQueue(cqSize);

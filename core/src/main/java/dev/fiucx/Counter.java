@@ -33,6 +33,7 @@ public interface Counter extends AutoCloseable {
    *
    * @param threshold the count to wait for
    * @param timeoutMillis how long to wait, in milliseconds
+   * @return 0, or a negative {@link FiErrno} value
    */
   int waitFor(long threshold, long timeoutMillis);
 

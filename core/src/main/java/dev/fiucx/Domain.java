@@ -21,6 +21,7 @@ public interface Domain extends AutoCloseable {
    * @param datatype the elements' datatype
    * @param op the operation
    * @param flags 0, {@code FETCH_ATOMIC} or {@code COMPARE_ATOMIC}, optionally with {@code TAGGED}
+   * @return the cell's count, element size and mechanism
    */
   AtomicAttr queryAtomic(FiDatatype datatype, FiOp op, long flags);
 
@@ -34,7 +35,8 @@ public interface Domain extends AutoCloseable {
    * {@code fi_cq_open} with room for {@code size} entries (0: the provider's default; negative or
    * beyond the provider's maximum: {@code FI_EINVAL}).
    *
-   * @param size the region's length in bytes (or, for a queue, its room in entries)
+   * @param size room for this many entries
+   * @return the queue
    */
   CompletionQueue openCompletionQueue(int size);
 
@@ -47,6 +49,7 @@ public interface Domain extends AutoCloseable {
    *
    * @param segment the memory to expose
    * @param access {@code FiFlags.REMOTE_READ} and/or {@code FiFlags.REMOTE_WRITE}
+   * @return the region, with its key
    */
   MemoryRegion registerMemory(MemorySegment segment, long access);
 
@@ -55,14 +58,17 @@ public interface Domain extends AutoCloseable {
    * use CPU atomics (UCX shared memory). No libfabric call does this; it is {@code fi_mr_reg} of
    * memory the provider chose.
    *
-   * @param size the region's length in bytes (or, for a queue, its room in entries)
+   * @param size the region's length in bytes
    * @param access {@code FiFlags.REMOTE_READ} and/or {@code FiFlags.REMOTE_WRITE}
+   * @return the region, with its key and local memory
    */
   MemoryRegion allocateMemory(long size, long access);
 
   /**
    * What the provider says about itself, as {@code fi_info} and {@code ucx_info} would: library
    * version, transports in use, atomic mode, and the native ops its self-test demoted.
+   *
+   * @return facts by name, e.g. {@code ucx.version}
    */
   java.util.Map<String, String> describe();
 
@@ -85,6 +91,8 @@ public interface Domain extends AutoCloseable {
   /**
    * What the domain's emulation engines (CAS loop, remote lock) did since it opened: a live view,
    * read without blocking, valid after close.
+   *
+   * @return the counts, live
    */
   EmulationCounts emulationCounts();
 

@@ -213,6 +213,7 @@ public final class DomainAttr {
     return transport;
   }
 
+  /** {@return automatic or manual progress} */
   public Progress progress() {
     return progress;
   }
@@ -225,6 +226,7 @@ public final class DomainAttr {
     return virtualAddressing;
   }
 
+  /** {@return the threading model: endpoint, safe or domain} */
   public Threading threading() {
     return threading;
   }
@@ -334,31 +336,68 @@ public final class DomainAttr {
 
     private Builder() {}
 
+    /**
+     * Sets the transport.
+     *
+     * @param transport provider-specific ({@code shm}, {@code tcp}, a {@code UCX_TLS} list for
+     *     ucx), or null for the provider's choice
+     * @return this builder
+     */
     public Builder transport(String transport) {
       this.transport = transport;
       return this;
     }
 
+    /**
+     * Sets the progress model.
+     *
+     * @param progress automatic or manual progress
+     * @return this builder
+     */
     public Builder progress(Progress progress) {
       this.progress = progress;
       return this;
     }
 
+    /**
+     * Sets the addressing.
+     *
+     * @param on virtual addresses; false: byte offsets into the region
+     * @return this builder
+     */
     public Builder virtualAddressing(boolean on) {
       this.virtualAddressing = on;
       return this;
     }
 
+    /**
+     * Sets the threading model.
+     *
+     * @param threading endpoint, safe or domain
+     * @return this builder
+     */
     public Builder threading(Threading threading) {
       this.threading = threading;
       return this;
     }
 
+    /**
+     * Sets the remote lock's lease.
+     *
+     * @param lease how long a lock unchanged may be held before others take it over
+     * @return this builder
+     */
     public Builder lockLease(Duration lease) {
       this.lockLease = lease;
       return this;
     }
 
+    /**
+     * Sets how long a key's resolution and a revocation's acknowledgements wait at most.
+     *
+     * @param timeout the longest wait
+     * @return this builder
+     */
     public Builder controlTimeout(Duration timeout) {
       this.controlTimeout = timeout;
       return this;
@@ -375,6 +414,12 @@ public final class DomainAttr {
       return this;
     }
 
+    /**
+     * Sets the direct shared-memory path on or off.
+     *
+     * @param on whether native ops on mapped peer memory are CPU atomics
+     * @return this builder
+     */
     public Builder directPath(boolean on) {
       this.directPath = on;
       return this;
@@ -391,6 +436,12 @@ public final class DomainAttr {
       return this;
     }
 
+    /**
+     * Sets who hears of exceptions the domain survives.
+     *
+     * @param handler the handler, or null for the default (logged)
+     * @return this builder
+     */
     public Builder errorHandler(Consumer<? super Throwable> handler) {
       this.errorHandler = handler;
       return this;
@@ -401,6 +452,7 @@ public final class DomainAttr {
      * name or a bad value throws {@code FI_EINVAL}.
      *
      * @param options domain options by name
+     * @return this builder
      */
     public Builder options(Map<String, String> options) {
       for (Map.Entry<String, String> e : options.entrySet()) {
@@ -443,6 +495,7 @@ public final class DomainAttr {
      *
      * @param environment the environment, e.g. {@code System.getenv()}
      * @param properties the system properties, e.g. {@code System.getProperties()}
+     * @return this builder
      */
     public Builder fromEnvironment(Map<String, String> environment, Properties properties) {
       List<String> names = new java.util.ArrayList<>(OPTIONS);
@@ -470,6 +523,7 @@ public final class DomainAttr {
       return this;
     }
 
+    /** {@return the attributes, checked} */
     public DomainAttr build() {
       return new DomainAttr(this);
     }

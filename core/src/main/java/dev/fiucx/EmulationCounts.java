@@ -34,12 +34,16 @@ public interface EmulationCounts {
   /**
    * Turns waited by lock elements, added up: for each ticket an element took, the tickets ahead of
    * it then (an element that entered a free stripe at once waited none).
+   *
+   * @return the turns, added up
    */
   long lockTurns();
 
   /**
    * The most turns one lock element waited, over all the tickets it took (an element that lost its
    * turn while it was not looking takes another).
+   *
+   * @return the most turns
    */
   long maxLockTurns();
 
@@ -51,12 +55,16 @@ public interface EmulationCounts {
   /**
    * The most tickets ahead of one ticket when it was taken: the turns its element waits when it
    * looks in time, which the ticket order bounds by the elements then in flight on the stripe.
+   *
+   * @return the most tickets ahead
    */
   long maxTicketTurns();
 
   /**
    * Turns that nobody claimed in time and that this domain's initiators skipped: tickets of waiters
    * that died, or that were not looking (their thread set aside), which then take a new ticket.
+   *
+   * @return the turns skipped
    */
   long turnsSkipped();
 
@@ -69,6 +77,8 @@ public interface EmulationCounts {
   /**
    * Elements that held their lock for half a lease before they could write, gave it back and
    * started over (a stalled initiator, never a healthy one).
+   *
+   * @return the restarts
    */
   long lockRestarts();
 

@@ -335,6 +335,7 @@ public interface Endpoint extends AutoCloseable {
    *
    * @param datatype the elements' datatype
    * @param op the operation
+   * @return the count, or a negative {@link FiErrno} value
    */
   long atomicValid(FiDatatype datatype, FiOp op);
 
@@ -343,6 +344,7 @@ public interface Endpoint extends AutoCloseable {
    *
    * @param datatype the elements' datatype
    * @param op the operation
+   * @return the count, or a negative {@link FiErrno} value
    */
   long fetchAtomicValid(FiDatatype datatype, FiOp op);
 
@@ -352,6 +354,7 @@ public interface Endpoint extends AutoCloseable {
    *
    * @param datatype the elements' datatype
    * @param op the operation
+   * @return the count, or a negative {@link FiErrno} value
    */
   long compareAtomicValid(FiDatatype datatype, FiOp op);
 
@@ -367,6 +370,7 @@ public interface Endpoint extends AutoCloseable {
    *
    * @param destAddr the target peer: its {@code fi_addr} in the bound address vector
    * @param key the target region's key
+   * @return the path's name, e.g. {@code mapped} or {@code ucp}
    */
   String atomicPath(long destAddr, long key);
 }

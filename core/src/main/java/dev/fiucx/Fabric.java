@@ -61,7 +61,7 @@ public final class Fabric {
    * {@return a domain of the named provider, opened; throws when the provider is not available}
    *
    * @param providerName the provider's name, e.g. {@code ucx}
-   * @param attr the domain's attributes (for serve: the regions, address and domain)
+   * @param attr the domain's attributes
    */
   public static Domain openDomain(String providerName, DomainAttr attr) {
     if (providerName == null || attr == null) {
@@ -84,7 +84,8 @@ public final class Fabric {
    * answers there, {@code FI_EINVAL} for a bad {@code hostPort}.
    *
    * @param hostPort the server's bootstrap, {@code HOST:PORT}
-   * @param attr the domain's attributes (for serve: the regions, address and domain)
+   * @param attr the initiator domain's attributes (a null transport takes the server's)
+   * @return the connection
    */
   public static Connection connect(String hostPort, DomainAttr attr) {
     return connect("ucx", hostPort, attr);
@@ -96,7 +97,7 @@ public final class Fabric {
    *
    * @param providerName the provider's name, e.g. {@code ucx}
    * @param hostPort the server's bootstrap, {@code HOST:PORT}
-   * @param attr the domain's attributes (for serve: the regions, address and domain)
+   * @param attr the initiator domain's attributes (a null transport takes the server's)
    */
   public static Connection connect(String providerName, String hostPort, DomainAttr attr) {
     return new Connection(providerName, hostPort, attr);
@@ -106,7 +107,8 @@ public final class Fabric {
    * Serves {@code attr}'s regions with the {@code ucx} provider: opens the domain, allocates the
    * regions and starts the bootstrap on the given address and port.
    *
-   * @param attr the domain's attributes (for serve: the regions, address and domain)
+   * @param attr the regions, the bootstrap's address and port, and the domain's attributes
+   * @return the server, serving
    */
   public static Server serve(ServeAttr attr) {
     return serve("ucx", attr, null);
@@ -117,8 +119,9 @@ public final class Fabric {
    * initiators that connect, depart or are refused.
    *
    * @param providerName the provider's name, e.g. {@code ucx}
-   * @param attr the domain's attributes (for serve: the regions, address and domain)
+   * @param attr the regions, the bootstrap's address and port, and the domain's attributes
    * @param listener hears of initiators that connect, depart or are refused
+   * @return the server, serving
    */
   public static Server serve(String providerName, ServeAttr attr, ServeListener listener) {
     if (providerName == null || attr == null) {

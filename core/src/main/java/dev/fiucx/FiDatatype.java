@@ -60,14 +60,17 @@ public enum FiDatatype {
     return "FI_" + name();
   }
 
+  /** {@return whether this is an integer type, INT8 .. UINT64} */
   public boolean isInteger() {
     return id <= UINT64.id;
   }
 
+  /** {@return whether this is an unsigned integer type} */
   public boolean isUnsigned() {
     return this == UINT8 || this == UINT16 || this == UINT32 || this == UINT64;
   }
 
+  /** {@return whether this is a complex type} */
   public boolean isComplex() {
     return this == FLOAT_COMPLEX || this == DOUBLE_COMPLEX || this == LONG_DOUBLE_COMPLEX;
   }

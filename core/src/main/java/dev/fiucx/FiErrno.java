@@ -181,6 +181,7 @@ public final class FiErrno {
    * negative.
    *
    * @param code the error number, positive or negative
+   * @return e.g. {@code FI_EAGAIN: resource temporarily unavailable, try again}
    */
   public static String errorString(long code) {
     int c = (int) Math.abs(code);

@@ -20,6 +20,7 @@ public record PeerRegion(String name, long address, long key, long length, long 
   /** The most bytes a region name has. */
   public static final int MAX_NAME_BYTES = 64;
 
+  /** Checks the name (at most {@link #MAX_NAME_BYTES} of {@link #NAME_RULE}). */
   public PeerRegion {
     if (!validName(name)) {
       throw new FiException(FiErrno.EINVAL, "bad region name " + quoted(name) + ": " + NAME_RULE);

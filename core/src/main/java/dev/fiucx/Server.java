@@ -78,6 +78,7 @@ public final class Server implements AutoCloseable {
     return bootstrap.address();
   }
 
+  /** {@return the bootstrap's port} */
   public int port() {
     return bootstrap.port();
   }
@@ -85,6 +86,8 @@ public final class Server implements AutoCloseable {
   /**
    * The served regions in the order they were asked for, with addresses as an initiator of the same
    * addressing as this server's domain passes them.
+   *
+   * @return the regions
    */
   public List<PeerRegion> regions() {
     return served;
@@ -96,6 +99,7 @@ public final class Server implements AutoCloseable {
    * once closed.
    *
    * @param name the region's name
+   * @return the region's local memory
    */
   public MemorySegment memory(String name) {
     MemoryRegion mr = regions.get(name);
