@@ -19,6 +19,10 @@ public interface AtomicProvider {
   /** {@return why it is not available, or null} */
   String unavailabilityCause();
 
-  /** {@return a domain, opened; throws {@link dev.fiucx.FiException} on failure} */
+  /**
+   * {@return a domain, opened; throws {@link dev.fiucx.FiException} on failure}
+   *
+   * @param attr the domain's attributes
+   */
   Domain openDomain(DomainAttr attr);
 }

@@ -24,6 +24,11 @@ public final class MappedWords {
    * the old value (a 4-byte word zero-extended).
    *
    * @param op the operation
+   * @param mapping the peer's region, mapped
+   * @param offset the word's byte offset
+   * @param size 4 or 8
+   * @param value the operand
+   * @return the old value
    */
   public static long apply(
       MemorySegment mapping, long offset, RemoteAtomicOp op, int size, long value) {
@@ -73,7 +78,11 @@ public final class MappedWords {
   /**
    * {@return the old value; {@code swap} is stored when the word equals {@code compare}}
    *
-   * @param compare the values compared with the target's, {@code count} elements
+   * @param mapping the peer's region, mapped
+   * @param offset the word's byte offset
+   * @param size 4 or 8
+   * @param compare the value the word must hold
+   * @param swap the value stored then
    */
   public static long compareSwap(
       MemorySegment mapping, long offset, int size, long compare, long swap) {

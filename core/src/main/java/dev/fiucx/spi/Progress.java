@@ -16,6 +16,9 @@ public interface Progress {
    * After a {@link #progress} that found nothing, by the thread that progresses: blocks until
    * progress may find something, or {@code timeoutNanos} pass. Returns false when this progress
    * cannot wait, and the caller pauses by itself.
+   *
+   * @param timeoutNanos the longest wait
+   * @return whether it waited
    */
   default boolean await(long timeoutNanos) {
     return false;

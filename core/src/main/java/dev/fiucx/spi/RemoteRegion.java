@@ -20,6 +20,8 @@ public interface RemoteRegion {
   /**
    * The transport's word for how atomics reach this region, e.g. {@code ucp} (through the library)
    * or {@code mapped} (CPU atomics on the region mapped into this process).
+   *
+   * @return the path's name
    */
   String path();
 }
