@@ -5,6 +5,8 @@ package dev.fiucx;
  * completion queue of its own: one thread's way to the peer ({@code FI_THREAD_ENDPOINT}: give each
  * thread its own). Closing it closes the endpoint and its queue, not the connection.
  *
+ * @param endpoint the endpoint, enabled
+ * @param cq its completion queue
  * @param peer the {@code fi_addr} of the served peer, the {@code destAddr} of every call
  */
 public record ConnectedEndpoint(Endpoint endpoint, CompletionQueue cq, long peer)

@@ -116,17 +116,17 @@ public final class Connection implements AutoCloseable {
     return "fiucx-java pid " + ProcessHandle.current().pid() + " on " + host;
   }
 
-  /** The {@code HOST:PORT} this connection was made to. */
+  /** {@return the {@code HOST:PORT} this connection was made to} */
   public String target() {
     return target;
   }
 
-  /** The {@code fi_addr} of the served peer: the {@code destAddr} of every call. */
+  /** {@return the {@code fi_addr} of the served peer: the {@code destAddr} of every call} */
   public long peer() {
     return peer;
   }
 
-  /** Every region the peer serves. */
+  /** {@return every region the peer serves} */
   public List<PeerRegion> regions() {
     return regions;
   }
@@ -134,6 +134,9 @@ public final class Connection implements AutoCloseable {
   /**
    * The served region {@code name}; throws {@link FiException} with {@code FI_ENOENT}, naming the
    * regions that exist, when the peer serves none of that name.
+   *
+   * @param name the region's name at the server
+   * @return the region, with what fi_atomic takes to reach it
    */
   public PeerRegion region(String name) {
     for (PeerRegion r : regions) {
@@ -150,12 +153,12 @@ public final class Connection implements AutoCloseable {
             + regions.stream().map(PeerRegion::name).collect(Collectors.joining(", ")));
   }
 
-  /** The connection's own domain (query, describe, metrics). */
+  /** {@return the connection's own domain (query, describe, metrics)} */
   public Domain domain() {
     return domain;
   }
 
-  /** The address vector that holds the peer. */
+  /** {@return the address vector that holds the peer} */
   public AddressVector addressVector() {
     return av;
   }
@@ -164,6 +167,9 @@ public final class Connection implements AutoCloseable {
    * An endpoint bound to this connection's address vector and to a completion queue of its own of
    * {@code cqSize} entries, enabled: what one thread needs to call the peer. Safe to call from
    * several threads at once.
+   *
+   * @param cqSize room of the endpoint's completion queue, in entries
+   * @return the endpoint, its completion queue and the peer's {@code fi_addr}
    */
   public synchronized ConnectedEndpoint openEndpoint(int cqSize) {
     CompletionQueue cq = domain.openCompletionQueue(cqSize);

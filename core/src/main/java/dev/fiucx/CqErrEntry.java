@@ -2,8 +2,13 @@ package dev.fiucx;
 
 /** One failed operation: libfabric's {@code struct fi_cq_err_entry}. */
 public final class CqErrEntry {
+  /** The context the failed call was given. */
   public Object opContext;
+
+  /** The completion flags ({@link FiFlags}) of the failed operation. */
   public long flags;
+
+  /** Bytes the operation moved before it failed (0 for atomics). */
   public long len;
 
   /** Positive {@link FiErrno} value. */

@@ -10,34 +10,46 @@ import java.lang.foreign.MemorySegment;
  * calls then return or throw {@code FI_EOPBADSTATE}); closing it twice does nothing.
  */
 public interface Domain extends AutoCloseable {
-  /** The provider's name, e.g. {@code ucx}. */
+  /** {@return the provider's name, e.g. {@code ucx}} */
   String providerName();
 
   /**
    * {@code fi_query_atomic}: flags 0 (base), {@code FETCH_ATOMIC} or {@code COMPARE_ATOMIC},
    * optionally with {@code TAGGED}. Throws {@code FI_EBADFLAGS} for other flags or FETCH with
    * COMPARE, {@code FI_EOPNOTSUPP} when the cell is not supported.
+   *
+   * @param datatype the elements' datatype
+   * @param op the operation
+   * @param flags 0, {@code FETCH_ATOMIC} or {@code COMPARE_ATOMIC}, optionally with {@code TAGGED}
+   * @return the cell's count, element size and mechanism
    */
   AtomicAttr queryAtomic(FiDatatype datatype, FiOp op, long flags);
 
-  /** {@code fi_endpoint}: an RDM endpoint. */
+  /** {@return {@code fi_endpoint}: an RDM endpoint} */
   Endpoint openEndpoint();
 
-  /** {@code fi_av_open}, type {@code FI_AV_TABLE}. */
+  /** {@return {@code fi_av_open}, type {@code FI_AV_TABLE}} */
   AddressVector openAddressVector();
 
   /**
    * {@code fi_cq_open} with room for {@code size} entries (0: the provider's default; negative or
    * beyond the provider's maximum: {@code FI_EINVAL}).
+   *
+   * @param size room for this many entries
+   * @return the queue
    */
   CompletionQueue openCompletionQueue(int size);
 
-  /** {@code fi_cntr_open}. */
+  /** {@return {@code fi_cntr_open}} */
   Counter openCounter();
 
   /**
    * {@code fi_mr_reg} of user memory for remote {@code access} ({@code REMOTE_READ}, {@code
    * REMOTE_WRITE}). The segment must be native, 8-byte aligned and a multiple of 8 bytes long.
+   *
+   * @param segment the memory to expose
+   * @param access {@code FiFlags.REMOTE_READ} and/or {@code FiFlags.REMOTE_WRITE}
+   * @return the region, with its key
    */
   MemoryRegion registerMemory(MemorySegment segment, long access);
 
@@ -45,12 +57,18 @@ public interface Domain extends AutoCloseable {
    * Memory that the provider allocates and registers, zeroed: the fast path where the transport can
    * use CPU atomics (UCX shared memory). No libfabric call does this; it is {@code fi_mr_reg} of
    * memory the provider chose.
+   *
+   * @param size the region's length in bytes
+   * @param access {@code FiFlags.REMOTE_READ} and/or {@code FiFlags.REMOTE_WRITE}
+   * @return the region, with its key and local memory
    */
   MemoryRegion allocateMemory(long size, long access);
 
   /**
    * What the provider says about itself, as {@code fi_info} and {@code ucx_info} would: library
    * version, transports in use, atomic mode, and the native ops its self-test demoted.
+   *
+   * @return facts by name, e.g. {@code ucx.version}
    */
   java.util.Map<String, String> describe();
 
@@ -62,15 +80,19 @@ public interface Domain extends AutoCloseable {
    * it must return quickly and must not call the domain's objects. Null restores the default: a log
    * line at ERROR on the {@code System.Logger} named {@code dev.fiucx.engine} (the first ten of
    * each kind, then the 16th, 32nd, 64th..., so an exception that recurs cannot flood the log).
+   *
+   * @param handler the handler, or null for the default
    */
   void setErrorHandler(java.util.function.Consumer<? super Throwable> handler);
 
-  /** How many exceptions the domain has caught and survived so far. */
+  /** {@return how many exceptions the domain has caught and survived so far} */
   long errorCount();
 
   /**
    * What the domain's emulation engines (CAS loop, remote lock) did since it opened: a live view,
    * read without blocking, valid after close.
+   *
+   * @return the counts, live
    */
   EmulationCounts emulationCounts();
 

@@ -155,6 +155,11 @@ public final class DomainAttr {
   /**
    * The attributes with {@code options}, the domain options of the table above by name, parsed and
    * checked now: an unknown name or a bad value throws {@code FI_EINVAL}.
+   *
+   * @param transport the transport, provider-specific, or null for the provider's choice
+   * @param progress automatic or manual progress
+   * @param virtualAddressing whether peers pass this domain's virtual addresses (else byte offsets)
+   * @param options domain options by name
    */
   public DomainAttr(
       String transport, Progress progress, boolean virtualAddressing, Map<String, String> options) {
@@ -166,22 +171,25 @@ public final class DomainAttr {
             .options(options == null ? Map.of() : options));
   }
 
-  /** Provider's choice of transport, automatic progress, offset addressing, every default. */
+  /**
+   * {@return the provider's choice of transport, automatic progress, offset addressing, every
+   * default}
+   */
   public static DomainAttr defaults() {
     return builder().build();
   }
 
-  /** The defaults, with what the environment and then the system properties set. */
+  /** {@return the defaults, with what the environment and then the system properties set} */
   public static DomainAttr fromEnvironment() {
     return builder().fromEnvironment(System.getenv(), System.getProperties()).build();
   }
 
-  /** A builder holding the defaults. */
+  /** {@return A builder holding the defaults} */
   public static Builder builder() {
     return new Builder();
   }
 
-  /** A builder holding these attributes. */
+  /** {@return A builder holding these attributes} */
   public Builder toBuilder() {
     Builder b = new Builder();
     b.transport = transport;
@@ -197,55 +205,76 @@ public final class DomainAttr {
     return b;
   }
 
-  /** Provider-specific: {@code shm}, {@code tcp} or a {@code UCX_TLS} list for ucx; or null. */
+  /**
+   * {@return the transport, provider-specific: {@code shm}, {@code tcp} or a {@code UCX_TLS} list
+   * for ucx; or null}
+   */
   public String transport() {
     return transport;
   }
 
+  /** {@return automatic or manual progress} */
   public Progress progress() {
     return progress;
   }
 
-  /** Whether peers pass this domain's virtual addresses (else byte offsets into the region). */
+  /**
+   * {@return whether peers pass this domain's virtual addresses (else byte offsets into the
+   * region)}
+   */
   public boolean virtualAddressing() {
     return virtualAddressing;
   }
 
+  /** {@return the threading model: endpoint, safe or domain} */
   public Threading threading() {
     return threading;
   }
 
-  /** How long a remote lock's turn may stay the same before a waiter takes it. */
+  /** {@return how long a remote lock's turn may stay the same before a waiter takes it} */
   public Duration lockLease() {
     return lockLease;
   }
 
-  /** How long a key's resolution waits for its answer, a revocation for its acknowledgements. */
+  /**
+   * {@return how long a key's resolution waits for its answer, a revocation for its
+   * acknowledgements}
+   */
   public Duration controlTimeout() {
     return controlTimeout;
   }
 
-  /** True or false when set, null for the provider's choice. */
+  /** {@return true or false when set, null for the provider's choice} */
   public Boolean peerFailureDetection() {
     return peerFailureDetection;
   }
 
-  /** Whether native atomics on peer memory mapped into this process are CPU atomics on it. */
+  /**
+   * {@return whether native atomics on peer memory mapped into this process are CPU atomics on it}
+   */
   public boolean directPath() {
     return directPath;
   }
 
-  /** The largest region {@code allocateMemory} hands out, in bytes; 0: what the machine backs. */
+  /**
+   * {@return the largest region {@code allocateMemory} hands out, in bytes; 0: what the machine
+   * backs}
+   */
   public long allocationLimit() {
     return allocationLimit;
   }
 
-  /** Told of every exception the domain catches and survives; null for none. */
+  /**
+   * {@return the handler told of every exception the domain catches and survives; null for none}
+   */
   public Consumer<? super Throwable> errorHandler() {
     return errorHandler;
   }
 
-  /** The settings that have domain options, as their option strings (what a config file holds). */
+  /**
+   * {@return the settings that have domain options, as their option strings (what a config file
+   * holds)}
+   */
   public Map<String, String> options() {
     Map<String, String> o = new LinkedHashMap<>();
     o.put(THREADING_OPTION, threading.name().toLowerCase(Locale.ROOT));
@@ -307,53 +336,112 @@ public final class DomainAttr {
 
     private Builder() {}
 
+    /**
+     * Sets the transport.
+     *
+     * @param transport provider-specific ({@code shm}, {@code tcp}, a {@code UCX_TLS} list for
+     *     ucx), or null for the provider's choice
+     * @return this builder
+     */
     public Builder transport(String transport) {
       this.transport = transport;
       return this;
     }
 
+    /**
+     * Sets the progress model.
+     *
+     * @param progress automatic or manual progress
+     * @return this builder
+     */
     public Builder progress(Progress progress) {
       this.progress = progress;
       return this;
     }
 
+    /**
+     * Sets the addressing.
+     *
+     * @param on virtual addresses; false: byte offsets into the region
+     * @return this builder
+     */
     public Builder virtualAddressing(boolean on) {
       this.virtualAddressing = on;
       return this;
     }
 
+    /**
+     * Sets the threading model.
+     *
+     * @param threading endpoint, safe or domain
+     * @return this builder
+     */
     public Builder threading(Threading threading) {
       this.threading = threading;
       return this;
     }
 
+    /**
+     * Sets the remote lock's lease.
+     *
+     * @param lease how long a lock unchanged may be held before others take it over
+     * @return this builder
+     */
     public Builder lockLease(Duration lease) {
       this.lockLease = lease;
       return this;
     }
 
+    /**
+     * Sets how long a key's resolution and a revocation's acknowledgements wait at most.
+     *
+     * @param timeout the longest wait
+     * @return this builder
+     */
     public Builder controlTimeout(Duration timeout) {
       this.controlTimeout = timeout;
       return this;
     }
 
-    /** True or false, or null for the provider's choice. */
+    /**
+     * Peer-failure detection on or off.
+     *
+     * @param on true or false, or null for the provider's choice
+     * @return this builder
+     */
     public Builder peerFailureDetection(Boolean on) {
       this.peerFailureDetection = on;
       return this;
     }
 
+    /**
+     * Sets the direct shared-memory path on or off.
+     *
+     * @param on whether native ops on mapped peer memory are CPU atomics
+     * @return this builder
+     */
     public Builder directPath(boolean on) {
       this.directPath = on;
       return this;
     }
 
-    /** Bytes, or 0 for what the machine can back when asked. */
+    /**
+     * The largest region {@code allocateMemory} hands out.
+     *
+     * @param bytes bytes, or 0 for what the machine can back when asked
+     * @return this builder
+     */
     public Builder allocationLimit(long bytes) {
       this.allocationLimit = bytes;
       return this;
     }
 
+    /**
+     * Sets who hears of exceptions the domain survives.
+     *
+     * @param handler the handler, or null for the default (logged)
+     * @return this builder
+     */
     public Builder errorHandler(Consumer<? super Throwable> handler) {
       this.errorHandler = handler;
       return this;
@@ -362,6 +450,9 @@ public final class DomainAttr {
     /**
      * Sets what {@code options} names (the domain options of the table), parsed now: an unknown
      * name or a bad value throws {@code FI_EINVAL}.
+     *
+     * @param options domain options by name
+     * @return this builder
      */
     public Builder options(Map<String, String> options) {
       for (Map.Entry<String, String> e : options.entrySet()) {
@@ -370,7 +461,14 @@ public final class DomainAttr {
       return this;
     }
 
-    /** Sets one domain option by name, parsed now. */
+    /**
+     * Sets one domain option by name, parsed now: an unknown name or a bad value throws {@code
+     * FI_EINVAL}.
+     *
+     * @param name the option's name, e.g. {@code lock_lease_ms}
+     * @param value its value, as in the table of domain options
+     * @return this builder
+     */
     public Builder option(String name, String value) {
       if (name == null || value == null) {
         throw new FiException(FiErrno.EINVAL, "a domain option needs a name and a value");
@@ -394,6 +492,10 @@ public final class DomainAttr {
     /**
      * Sets what the environment ({@code FIUCX_*}) and then the system properties ({@code fiucx.*})
      * name: transport, progress, virtual_addressing and every domain option.
+     *
+     * @param environment the environment, e.g. {@code System.getenv()}
+     * @param properties the system properties, e.g. {@code System.getProperties()}
+     * @return this builder
      */
     public Builder fromEnvironment(Map<String, String> environment, Properties properties) {
       List<String> names = new java.util.ArrayList<>(OPTIONS);
@@ -421,6 +523,7 @@ public final class DomainAttr {
       return this;
     }
 
+    /** {@return the attributes, checked} */
     public DomainAttr build() {
       return new DomainAttr(this);
     }

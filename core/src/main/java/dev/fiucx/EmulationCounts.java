@@ -8,69 +8,83 @@ package dev.fiucx;
  * are in {@code dev.fiucx.metrics.FiucxMetrics} for Micrometer.
  */
 public interface EmulationCounts {
-  /** Elements carried out by the CAS loop (finished, successfully or not). */
+  /** {@return elements carried out by the CAS loop (finished, successfully or not)} */
   long casElements();
 
-  /** Compare-and-swaps posted. */
+  /** {@return compare-and-swaps posted} */
   long casAttempts();
 
-  /** Compare-and-swaps that found another value than the one read: each one cost a retry. */
+  /**
+   * {@return compare-and-swaps that found another value than the one read: each one cost a retry}
+   */
   long casRetries();
 
-  /** Elements whose op changed nothing, so no swap was posted after the read. */
+  /** {@return elements whose op changed nothing, so no swap was posted after the read} */
   long swapsSkipped();
 
-  /** Elements carried out under a remote lock (finished, successfully or not). */
+  /** {@return elements carried out under a remote lock (finished, successfully or not)} */
   long lockElements();
 
-  /** Remote locks taken (a restarted element takes its lock again). */
+  /** {@return remote locks taken (a restarted element takes its lock again)} */
   long lockAcquisitions();
 
-  /** Lock elements that found their stripe held at least once and waited. */
+  /** {@return lock elements that found their stripe held at least once and waited} */
   long lockWaits();
 
   /**
    * Turns waited by lock elements, added up: for each ticket an element took, the tickets ahead of
    * it then (an element that entered a free stripe at once waited none).
+   *
+   * @return the turns, added up
    */
   long lockTurns();
 
   /**
    * The most turns one lock element waited, over all the tickets it took (an element that lost its
    * turn while it was not looking takes another).
+   *
+   * @return the most turns
    */
   long maxLockTurns();
 
-  /** Tickets taken: lock elements that found their stripe held or queued, and took a place. */
+  /**
+   * {@return tickets taken: lock elements that found their stripe held or queued, and took a place}
+   */
   long tickets();
 
   /**
    * The most tickets ahead of one ticket when it was taken: the turns its element waits when it
    * looks in time, which the ticket order bounds by the elements then in flight on the stripe.
+   *
+   * @return the most tickets ahead
    */
   long maxTicketTurns();
 
   /**
    * Turns that nobody claimed in time and that this domain's initiators skipped: tickets of waiters
    * that died, or that were not looking (their thread set aside), which then take a new ticket.
+   *
+   * @return the turns skipped
    */
   long turnsSkipped();
 
-  /** Locks this domain's initiators took over from a holder whose lease ran out. */
+  /** {@return locks this domain's initiators took over from a holder whose lease ran out} */
   long locksTakenOver();
 
-  /** Locks this domain, as a target, freed because their holder's connection failed. */
+  /** {@return locks this domain, as a target, freed because their holder's connection failed} */
   long locksReclaimed();
 
   /**
    * Elements that held their lock for half a lease before they could write, gave it back and
    * started over (a stalled initiator, never a healthy one).
+   *
+   * @return the restarts
    */
   long lockRestarts();
 
-  /** Releases that found the lock taken over: a holder stalled for a whole lease. */
+  /** {@return releases that found the lock taken over: a holder stalled for a whole lease} */
   long locksLost();
 
-  /** Lock elements whose op changed nothing, so nothing was written back. */
+  /** {@return lock elements whose op changed nothing, so nothing was written back} */
   long putsSkipped();
 }

@@ -34,22 +34,50 @@ public interface Endpoint extends AutoCloseable {
   /**
    * {@code fi_ep_bind} of a CQ: flags {@code FiFlags.TRANSMIT}, optionally with {@code
    * SELECTIVE_COMPLETION}.
+   *
+   * @param cq the completion queue
+   * @param flags {@code TRANSMIT}, optionally with {@code SELECTIVE_COMPLETION}
    */
   void bind(CompletionQueue cq, long flags);
 
-  /** {@code fi_ep_bind} of a counter: flags {@code FiFlags.READ} and/or {@code FiFlags.WRITE}. */
+  /**
+   * {@code fi_ep_bind} of a counter: flags {@code FiFlags.READ} and/or {@code FiFlags.WRITE}.
+   *
+   * @param counter the counter
+   * @param flags {@code READ} and/or {@code WRITE}
+   */
   void bind(Counter counter, long flags);
 
-  /** {@code fi_ep_bind} of an address vector. */
+  /**
+   * {@code fi_ep_bind} of an address vector.
+   *
+   * @param av the address vector whose {@code fi_addr} values the calls take
+   */
   void bind(AddressVector av);
 
   /** {@code fi_enable}. */
   void enable();
 
-  /** {@code fi_getname}: the bytes a peer inserts into its address vector. */
+  /** {@return {@code fi_getname}: the bytes a peer inserts into its address vector} */
   byte[] name();
 
-  /** {@code fi_atomic}. */
+  /**
+   * {@code fi_atomic}.
+   *
+   * @param buf the operand elements, {@code count} of {@code datatype} (ignored, may be null, for
+   *     {@code FI_ATOMIC_READ})
+   * @param count how many elements of {@code datatype} (in the vector forms: how many entries of
+   *     {@code iov})
+   * @param desc the local region(s) of the operand buffer(s), or null
+   * @param destAddr the target peer: its {@code fi_addr} in the bound address vector
+   * @param addr where the elements start in the target's region: a byte offset, or the target's
+   *     virtual address when the domain uses virtual addressing
+   * @param key the target region's key
+   * @param datatype the elements' datatype
+   * @param op the operation
+   * @param context handed back as the completion's {@code opContext}
+   * @return 0 once the operation is posted, or a negative {@link FiErrno} value
+   */
   int atomic(
       MemorySegment buf,
       long count,
@@ -61,7 +89,22 @@ public interface Endpoint extends AutoCloseable {
       FiOp op,
       Object context);
 
-  /** {@code fi_atomicv}: {@code count} entries of {@code iov}, laid end to end at {@code addr}. */
+  /**
+   * {@code fi_atomicv}: {@code count} entries of {@code iov}, laid end to end at {@code addr}.
+   *
+   * @param iov the operand buffers, laid end to end at {@code addr}
+   * @param desc the local region(s) of the operand buffer(s), or null
+   * @param count how many elements of {@code datatype} (in the vector forms: how many entries of
+   *     {@code iov})
+   * @param destAddr the target peer: its {@code fi_addr} in the bound address vector
+   * @param addr where the elements start in the target's region: a byte offset, or the target's
+   *     virtual address when the domain uses virtual addressing
+   * @param key the target region's key
+   * @param datatype the elements' datatype
+   * @param op the operation
+   * @param context handed back as the completion's {@code opContext}
+   * @return 0 once the operation is posted, or a negative {@link FiErrno} value
+   */
   int atomicv(
       Ioc[] iov,
       MemoryRegion[] desc,
@@ -73,10 +116,31 @@ public interface Endpoint extends AutoCloseable {
       FiOp op,
       Object context);
 
-  /** {@code fi_atomicmsg}. */
+  /**
+   * {@code fi_atomicmsg}.
+   *
+   * @param msg the operands, the target peer, the target's ranges, datatype, op and context
+   * @param flags {@link FiFlags} of the call ({@code COMPLETION}, {@code INJECT}, {@code FENCE},
+   *     ...)
+   * @return 0 once the operation is posted, or a negative {@link FiErrno} value
+   */
   int atomicmsg(AtomicMsg msg, long flags);
 
-  /** {@code fi_inject_atomic}: {@code buf} is reusable on return, no completion is written. */
+  /**
+   * {@code fi_inject_atomic}: {@code buf} is reusable on return, no completion is written.
+   *
+   * @param buf the operand elements, {@code count} of {@code datatype} (ignored, may be null, for
+   *     {@code FI_ATOMIC_READ})
+   * @param count how many elements of {@code datatype} (in the vector forms: how many entries of
+   *     {@code iov})
+   * @param destAddr the target peer: its {@code fi_addr} in the bound address vector
+   * @param addr where the elements start in the target's region: a byte offset, or the target's
+   *     virtual address when the domain uses virtual addressing
+   * @param key the target region's key
+   * @param datatype the elements' datatype
+   * @param op the operation
+   * @return 0 once the operation is posted, or a negative {@link FiErrno} value
+   */
   int injectAtomic(
       MemorySegment buf,
       long count,
@@ -86,7 +150,25 @@ public interface Endpoint extends AutoCloseable {
       FiDatatype datatype,
       FiOp op);
 
-  /** {@code fi_fetch_atomic}: {@code result} receives the initial values. */
+  /**
+   * {@code fi_fetch_atomic}: {@code result} receives the initial values.
+   *
+   * @param buf the operand elements, {@code count} of {@code datatype} (ignored, may be null, for
+   *     {@code FI_ATOMIC_READ})
+   * @param count how many elements of {@code datatype} (in the vector forms: how many entries of
+   *     {@code iov})
+   * @param desc the local region(s) of the operand buffer(s), or null
+   * @param result receives the target's initial values, {@code count} elements
+   * @param resultDesc the local region of the result buffer(s), or null
+   * @param destAddr the target peer: its {@code fi_addr} in the bound address vector
+   * @param addr where the elements start in the target's region: a byte offset, or the target's
+   *     virtual address when the domain uses virtual addressing
+   * @param key the target region's key
+   * @param datatype the elements' datatype
+   * @param op the operation
+   * @param context handed back as the completion's {@code opContext}
+   * @return 0 once the operation is posted, or a negative {@link FiErrno} value
+   */
   int fetchAtomic(
       MemorySegment buf,
       long count,
@@ -100,7 +182,25 @@ public interface Endpoint extends AutoCloseable {
       FiOp op,
       Object context);
 
-  /** {@code fi_fetch_atomicv}. */
+  /**
+   * {@code fi_fetch_atomicv}.
+   *
+   * @param iov the operand buffers, laid end to end at {@code addr}
+   * @param desc the local region(s) of the operand buffer(s), or null
+   * @param count how many elements of {@code datatype} (in the vector forms: how many entries of
+   *     {@code iov})
+   * @param resultv the result buffers, laid end to end
+   * @param resultDesc the local region of the result buffer(s), or null
+   * @param resultCount how many entries of {@code resultv} are used
+   * @param destAddr the target peer: its {@code fi_addr} in the bound address vector
+   * @param addr where the elements start in the target's region: a byte offset, or the target's
+   *     virtual address when the domain uses virtual addressing
+   * @param key the target region's key
+   * @param datatype the elements' datatype
+   * @param op the operation
+   * @param context handed back as the completion's {@code opContext}
+   * @return 0 once the operation is posted, or a negative {@link FiErrno} value
+   */
   int fetchAtomicv(
       Ioc[] iov,
       MemoryRegion[] desc,
@@ -115,11 +215,41 @@ public interface Endpoint extends AutoCloseable {
       FiOp op,
       Object context);
 
-  /** {@code fi_fetch_atomicmsg}. */
+  /**
+   * {@code fi_fetch_atomicmsg}.
+   *
+   * @param msg the operands, the target peer, the target's ranges, datatype, op and context
+   * @param resultv the result buffers, laid end to end
+   * @param resultDesc the local region of the result buffer(s), or null
+   * @param resultCount how many entries of {@code resultv} are used
+   * @param flags {@link FiFlags} of the call ({@code COMPLETION}, {@code INJECT}, {@code FENCE},
+   *     ...)
+   * @return 0 once the operation is posted, or a negative {@link FiErrno} value
+   */
   int fetchAtomicmsg(
       AtomicMsg msg, Ioc[] resultv, MemoryRegion[] resultDesc, int resultCount, long flags);
 
-  /** {@code fi_compare_atomic}. */
+  /**
+   * {@code fi_compare_atomic}.
+   *
+   * @param buf the operand elements, {@code count} of {@code datatype} (ignored, may be null, for
+   *     {@code FI_ATOMIC_READ})
+   * @param count how many elements of {@code datatype} (in the vector forms: how many entries of
+   *     {@code iov})
+   * @param desc the local region(s) of the operand buffer(s), or null
+   * @param compare the values compared with the target's, {@code count} elements
+   * @param compareDesc the local region of the compare buffer(s), or null
+   * @param result receives the target's initial values, {@code count} elements
+   * @param resultDesc the local region of the result buffer(s), or null
+   * @param destAddr the target peer: its {@code fi_addr} in the bound address vector
+   * @param addr where the elements start in the target's region: a byte offset, or the target's
+   *     virtual address when the domain uses virtual addressing
+   * @param key the target region's key
+   * @param datatype the elements' datatype
+   * @param op the operation
+   * @param context handed back as the completion's {@code opContext}
+   * @return 0 once the operation is posted, or a negative {@link FiErrno} value
+   */
   int compareAtomic(
       MemorySegment buf,
       long count,
@@ -135,7 +265,28 @@ public interface Endpoint extends AutoCloseable {
       FiOp op,
       Object context);
 
-  /** {@code fi_compare_atomicv}. */
+  /**
+   * {@code fi_compare_atomicv}.
+   *
+   * @param iov the operand buffers, laid end to end at {@code addr}
+   * @param desc the local region(s) of the operand buffer(s), or null
+   * @param count how many elements of {@code datatype} (in the vector forms: how many entries of
+   *     {@code iov})
+   * @param comparev the compare buffers, laid end to end
+   * @param compareDesc the local region of the compare buffer(s), or null
+   * @param compareCount how many entries of {@code comparev} are used
+   * @param resultv the result buffers, laid end to end
+   * @param resultDesc the local region of the result buffer(s), or null
+   * @param resultCount how many entries of {@code resultv} are used
+   * @param destAddr the target peer: its {@code fi_addr} in the bound address vector
+   * @param addr where the elements start in the target's region: a byte offset, or the target's
+   *     virtual address when the domain uses virtual addressing
+   * @param key the target region's key
+   * @param datatype the elements' datatype
+   * @param op the operation
+   * @param context handed back as the completion's {@code opContext}
+   * @return 0 once the operation is posted, or a negative {@link FiErrno} value
+   */
   int compareAtomicv(
       Ioc[] iov,
       MemoryRegion[] desc,
@@ -153,7 +304,20 @@ public interface Endpoint extends AutoCloseable {
       FiOp op,
       Object context);
 
-  /** {@code fi_compare_atomicmsg}. */
+  /**
+   * {@code fi_compare_atomicmsg}.
+   *
+   * @param msg the operands, the target peer, the target's ranges, datatype, op and context
+   * @param comparev the compare buffers, laid end to end
+   * @param compareDesc the local region of the compare buffer(s), or null
+   * @param compareCount how many entries of {@code comparev} are used
+   * @param resultv the result buffers, laid end to end
+   * @param resultDesc the local region of the result buffer(s), or null
+   * @param resultCount how many entries of {@code resultv} are used
+   * @param flags {@link FiFlags} of the call ({@code COMPLETION}, {@code INJECT}, {@code FENCE},
+   *     ...)
+   * @return 0 once the operation is posted, or a negative {@link FiErrno} value
+   */
   int compareAtomicmsg(
       AtomicMsg msg,
       Ioc[] comparev,
@@ -168,17 +332,29 @@ public interface Endpoint extends AutoCloseable {
    * {@code fi_atomicvalid}: the count a single base call takes (at least 1), or {@code
    * -FI_EOPNOTSUPP} ({@code -FI_EINVAL} for a null datatype or op). C returns the count through a
    * pointer; here it is the return value.
+   *
+   * @param datatype the elements' datatype
+   * @param op the operation
+   * @return the count, or a negative {@link FiErrno} value
    */
   long atomicValid(FiDatatype datatype, FiOp op);
 
   /**
    * {@code fi_fetch_atomicvalid}, returning the count or a negative error as {@link #atomicValid}.
+   *
+   * @param datatype the elements' datatype
+   * @param op the operation
+   * @return the count, or a negative {@link FiErrno} value
    */
   long fetchAtomicValid(FiDatatype datatype, FiOp op);
 
   /**
    * {@code fi_compare_atomicvalid}, returning the count or a negative error as {@link
    * #atomicValid}.
+   *
+   * @param datatype the elements' datatype
+   * @param op the operation
+   * @return the count, or a negative {@link FiErrno} value
    */
   long compareAtomicValid(FiDatatype datatype, FiOp op);
 
@@ -191,6 +367,10 @@ public interface Endpoint extends AutoCloseable {
    * and native ops are CPU atomics on it) or {@code ucp} (every op goes through UCX). A set-up
    * call: resolves the key on first use and throws {@link FiException} when the peer or key is
    * unknown.
+   *
+   * @param destAddr the target peer: its {@code fi_addr} in the bound address vector
+   * @param key the target region's key
+   * @return the path's name, e.g. {@code mapped} or {@code ucp}
    */
   String atomicPath(long destAddr, long key);
 }

@@ -15,7 +15,10 @@ public final class Fabric {
 
   private Fabric() {}
 
-  /** fiucx's version ({@code 0.1.0-SNAPSHOT}), from the build, also when run from classes. */
+  /**
+   * {@return fiucx's version (e.g. {@code 0.1.0-SNAPSHOT}), from the build, also when run from
+   * classes}
+   */
   public static String version() {
     return VERSION;
   }
@@ -33,14 +36,18 @@ public final class Fabric {
     }
   }
 
-  /** Every provider found by {@link ServiceLoader}, available or not. */
+  /** {@return every provider found by {@link ServiceLoader}, available or not} */
   public static List<AtomicProvider> providers() {
     List<AtomicProvider> found = new ArrayList<>();
     ServiceLoader.load(AtomicProvider.class).forEach(found::add);
     return found;
   }
 
-  /** The provider of that name; throws {@code FI_ENODATA} when there is none. */
+  /**
+   * {@return the provider of that name; throws {@code FI_ENODATA} when there is none}
+   *
+   * @param name the provider's name, e.g. {@code ucx}
+   */
   public static AtomicProvider provider(String name) {
     for (AtomicProvider p : providers()) {
       if (p.name().equals(name)) {
@@ -50,7 +57,12 @@ public final class Fabric {
     throw new FiException(FiErrno.ENODATA, "no provider named '" + name + "' on the class path");
   }
 
-  /** Opens a domain of the named provider; throws when the provider is not available. */
+  /**
+   * {@return a domain of the named provider, opened; throws when the provider is not available}
+   *
+   * @param providerName the provider's name, e.g. {@code ucx}
+   * @param attr the domain's attributes
+   */
   public static Domain openDomain(String providerName, DomainAttr attr) {
     if (providerName == null || attr == null) {
       throw new FiException(FiErrno.EINVAL, "openDomain needs a provider name and attributes");
@@ -70,6 +82,10 @@ public final class Fabric {
    * and its named regions over the bootstrap, opens a domain with {@code attr} (a null transport
    * takes the server's) and inserts the server. Throws {@code FI_ECONNREFUSED} when no serve
    * answers there, {@code FI_EINVAL} for a bad {@code hostPort}.
+   *
+   * @param hostPort the server's bootstrap, {@code HOST:PORT}
+   * @param attr the initiator domain's attributes (a null transport takes the server's)
+   * @return the connection
    */
   public static Connection connect(String hostPort, DomainAttr attr) {
     return connect("ucx", hostPort, attr, BootstrapSecurity.none());
@@ -87,7 +103,14 @@ public final class Fabric {
     return connect("ucx", hostPort, attr, security);
   }
 
-  /** {@link #connect(String, DomainAttr)} with the named provider (the server's must match). */
+  /**
+   * {@return {@link #connect(String, DomainAttr)} with the named provider (the server's must
+   * match)}
+   *
+   * @param providerName the provider's name, e.g. {@code ucx}
+   * @param hostPort the server's bootstrap, {@code HOST:PORT}
+   * @param attr the initiator domain's attributes (a null transport takes the server's)
+   */
   public static Connection connect(String providerName, String hostPort, DomainAttr attr) {
     return connect(providerName, hostPort, attr, BootstrapSecurity.none());
   }
@@ -101,6 +124,9 @@ public final class Fabric {
   /**
    * Serves {@code attr}'s regions with the {@code ucx} provider: opens the domain, allocates the
    * regions and starts the bootstrap on the given address and port.
+   *
+   * @param attr the regions, the bootstrap's address and port, and the domain's attributes
+   * @return the server, serving
    */
   public static Server serve(ServeAttr attr) {
     return serve("ucx", attr, null);
@@ -109,6 +135,11 @@ public final class Fabric {
   /**
    * {@link #serve(ServeAttr)} with the named provider; {@code listener} (or null) hears of
    * initiators that connect, depart or are refused.
+   *
+   * @param providerName the provider's name, e.g. {@code ucx}
+   * @param attr the regions, the bootstrap's address and port, and the domain's attributes
+   * @param listener hears of initiators that connect, depart or are refused
+   * @return the server, serving
    */
   public static Server serve(String providerName, ServeAttr attr, ServeListener listener) {
     if (providerName == null || attr == null) {

@@ -5,62 +5,173 @@ package dev.fiucx;
  * values). Hot-path calls return them negated: {@code -FiErrno.EOPNOTSUPP}.
  */
 public final class FiErrno {
+  /** {@code FI_SUCCESS}: success. */
   public static final int SUCCESS = 0;
-  public static final int EPERM = 1; // EPERM
-  public static final int ENOENT = 2; // ENOENT
-  public static final int EINTR = 4; // EINTR
-  public static final int EIO = 5; // EIO
-  public static final int E2BIG = 7; // E2BIG
-  public static final int EBADF = 9; // EBADF
+
+  /** {@code FI_EPERM}: operation not permitted. */
+  public static final int EPERM = 1;
+
+  /** {@code FI_ENOENT}: no such entry. */
+  public static final int ENOENT = 2;
+
+  /** {@code FI_EINTR}: interrupted. */
+  public static final int EINTR = 4;
+
+  /** {@code FI_EIO}: I/O error. */
+  public static final int EIO = 5;
+
+  /** {@code FI_E2BIG}: argument list too long. */
+  public static final int E2BIG = 7;
+
+  /** {@code FI_EBADF}: bad file number. */
+  public static final int EBADF = 9;
+
+  /** {@code FI_EAGAIN}: resource temporarily unavailable, try again (also FI_EWOULDBLOCK). */
   public static final int EAGAIN = 11; // EAGAIN, also FI_EWOULDBLOCK
-  public static final int ENOMEM = 12; // ENOMEM
-  public static final int EACCES = 13; // EACCES
-  public static final int EFAULT = 14; // EFAULT
-  public static final int EBUSY = 16; // EBUSY
-  public static final int ENODEV = 19; // ENODEV
-  public static final int EINVAL = 22; // EINVAL
-  public static final int EMFILE = 24; // EMFILE
-  public static final int ENOSPC = 28; // ENOSPC
-  public static final int ENOSYS = 38; // ENOSYS
-  public static final int ENOMSG = 42; // ENOMSG
-  public static final int ENODATA = 61; // ENODATA
-  public static final int EOVERFLOW = 75; // EOVERFLOW
-  public static final int EMSGSIZE = 90; // EMSGSIZE
-  public static final int ENOPROTOOPT = 92; // ENOPROTOOPT
-  public static final int EOPNOTSUPP = 95; // EOPNOTSUPP
-  public static final int EADDRINUSE = 98; // EADDRINUSE
-  public static final int EADDRNOTAVAIL = 99; // EADDRNOTAVAIL
-  public static final int ENETDOWN = 100; // ENETDOWN
-  public static final int ENETUNREACH = 101; // ENETUNREACH
-  public static final int ECONNABORTED = 103; // ECONNABORTED
-  public static final int ECONNRESET = 104; // ECONNRESET
-  public static final int ENOBUFS = 105; // ENOBUFS
-  public static final int EISCONN = 106; // EISCONN
-  public static final int ENOTCONN = 107; // ENOTCONN
-  public static final int ESHUTDOWN = 108; // ESHUTDOWN
-  public static final int ETIMEDOUT = 110; // ETIMEDOUT
-  public static final int ECONNREFUSED = 111; // ECONNREFUSED
-  public static final int EHOSTDOWN = 112; // EHOSTDOWN
-  public static final int EHOSTUNREACH = 113; // EHOSTUNREACH
-  public static final int EALREADY = 114; // EALREADY
-  public static final int EINPROGRESS = 115; // EINPROGRESS
-  public static final int EREMOTEIO = 121; // EREMOTEIO
-  public static final int ECANCELED = 125; // ECANCELED
-  public static final int EKEYREJECTED = 129; // EKEYREJECTED
+
+  /** {@code FI_ENOMEM}: out of memory. */
+  public static final int ENOMEM = 12;
+
+  /** {@code FI_EACCES}: permission denied. */
+  public static final int EACCES = 13;
+
+  /** {@code FI_EFAULT}: bad address. */
+  public static final int EFAULT = 14;
+
+  /** {@code FI_EBUSY}: device or resource busy. */
+  public static final int EBUSY = 16;
+
+  /** {@code FI_ENODEV}: no such device. */
+  public static final int ENODEV = 19;
+
+  /** {@code FI_EINVAL}: invalid argument. */
+  public static final int EINVAL = 22;
+
+  /** {@code FI_EMFILE}: too many open files. */
+  public static final int EMFILE = 24;
+
+  /** {@code FI_ENOSPC}: no space left. */
+  public static final int ENOSPC = 28;
+
+  /** {@code FI_ENOSYS}: function not implemented. */
+  public static final int ENOSYS = 38;
+
+  /** {@code FI_ENOMSG}: no message of desired type. */
+  public static final int ENOMSG = 42;
+
+  /** {@code FI_ENODATA}: no data available. */
+  public static final int ENODATA = 61;
+
+  /** {@code FI_EOVERFLOW}: value too large. */
+  public static final int EOVERFLOW = 75;
+
+  /** {@code FI_EMSGSIZE}: message too long. */
+  public static final int EMSGSIZE = 90;
+
+  /** {@code FI_ENOPROTOOPT}: protocol not available. */
+  public static final int ENOPROTOOPT = 92;
+
+  /** {@code FI_EOPNOTSUPP}: operation not supported. */
+  public static final int EOPNOTSUPP = 95;
+
+  /** {@code FI_EADDRINUSE}: address already in use. */
+  public static final int EADDRINUSE = 98;
+
+  /** {@code FI_EADDRNOTAVAIL}: cannot assign requested address. */
+  public static final int EADDRNOTAVAIL = 99;
+
+  /** {@code FI_ENETDOWN}: network is down. */
+  public static final int ENETDOWN = 100;
+
+  /** {@code FI_ENETUNREACH}: network is unreachable. */
+  public static final int ENETUNREACH = 101;
+
+  /** {@code FI_ECONNABORTED}: connection aborted. */
+  public static final int ECONNABORTED = 103;
+
+  /** {@code FI_ECONNRESET}: connection reset by peer. */
+  public static final int ECONNRESET = 104;
+
+  /** {@code FI_ENOBUFS}: no buffer space available. */
+  public static final int ENOBUFS = 105;
+
+  /** {@code FI_EISCONN}: already connected. */
+  public static final int EISCONN = 106;
+
+  /** {@code FI_ENOTCONN}: not connected. */
+  public static final int ENOTCONN = 107;
+
+  /** {@code FI_ESHUTDOWN}: endpoint shut down. */
+  public static final int ESHUTDOWN = 108;
+
+  /** {@code FI_ETIMEDOUT}: timed out. */
+  public static final int ETIMEDOUT = 110;
+
+  /** {@code FI_ECONNREFUSED}: connection refused. */
+  public static final int ECONNREFUSED = 111;
+
+  /** {@code FI_EHOSTDOWN}: host is down. */
+  public static final int EHOSTDOWN = 112;
+
+  /** {@code FI_EHOSTUNREACH}: no route to host. */
+  public static final int EHOSTUNREACH = 113;
+
+  /** {@code FI_EALREADY}: operation already in progress. */
+  public static final int EALREADY = 114;
+
+  /** {@code FI_EINPROGRESS}: operation now in progress. */
+  public static final int EINPROGRESS = 115;
+
+  /** {@code FI_EREMOTEIO}: remote I/O error. */
+  public static final int EREMOTEIO = 121;
+
+  /** {@code FI_ECANCELED}: operation canceled. */
+  public static final int ECANCELED = 125;
+
+  /** {@code FI_EKEYREJECTED}: key was rejected. */
+  public static final int EKEYREJECTED = 129;
+
   // libfabric's own values, FI_ERRNO_OFFSET = 256 and up
+  /** {@code FI_EOTHER}: unspecified error. */
   public static final int EOTHER = 256;
+
+  /** {@code FI_ETOOSMALL}: provided buffer is too small. */
   public static final int ETOOSMALL = 257;
+
+  /** {@code FI_EOPBADSTATE}: operation not permitted in current state. */
   public static final int EOPBADSTATE = 258;
+
+  /** {@code FI_EAVAIL}: error available. */
   public static final int EAVAIL = 259;
+
+  /** {@code FI_EBADFLAGS}: flags not supported. */
   public static final int EBADFLAGS = 260;
+
+  /** {@code FI_ENOEQ}: missing or unavailable event queue. */
   public static final int ENOEQ = 261;
+
+  /** {@code FI_EDOMAIN}: invalid resource domain. */
   public static final int EDOMAIN = 262;
+
+  /** {@code FI_ENOCQ}: missing or unavailable completion queue. */
   public static final int ENOCQ = 263;
+
+  /** {@code FI_ECRC}: CRC error. */
   public static final int ECRC = 264;
+
+  /** {@code FI_ETRUNC}: truncation error. */
   public static final int ETRUNC = 265;
+
+  /** {@code FI_ENOKEY}: required key not available. */
   public static final int ENOKEY = 266;
+
+  /** {@code FI_ENOAV}: missing or unavailable address vector. */
   public static final int ENOAV = 267;
+
+  /** {@code FI_EOVERRUN}: queue has been overrun. */
   public static final int EOVERRUN = 268;
+
+  /** {@code FI_ENORX}: receiver not ready. */
   public static final int ENORX = 269;
 
   private FiErrno() {}
@@ -68,6 +179,9 @@ public final class FiErrno {
   /**
    * What {@code fi_strerror} says, with the constant's name first; takes the code positive or
    * negative.
+   *
+   * @param code the error number, positive or negative
+   * @return e.g. {@code FI_EAGAIN: resource temporarily unavailable, try again}
    */
   public static String errorString(long code) {
     int c = (int) Math.abs(code);

@@ -5,23 +5,56 @@ package dev.fiucx;
  * rdma/fabric.h} and {@code rdma/fi_atomic.h}.
  */
 public final class FiFlags {
-  public static final long TAGGED = 1L << 3; // fabric.h FI_TAGGED
-  public static final long ATOMIC = 1L << 4; // fabric.h FI_ATOMIC
-  public static final long READ = 1L << 8; // fabric.h FI_READ
-  public static final long WRITE = 1L << 9; // fabric.h FI_WRITE
-  public static final long RECV = 1L << 10; // fabric.h FI_RECV
-  public static final long TRANSMIT = 1L << 11; // fabric.h FI_TRANSMIT (= FI_SEND)
-  public static final long REMOTE_READ = 1L << 12; // fabric.h FI_REMOTE_READ
-  public static final long REMOTE_WRITE = 1L << 13; // fabric.h FI_REMOTE_WRITE
-  public static final long MORE = 1L << 18; // fabric.h FI_MORE
-  public static final long FENCE = 1L << 21; // fabric.h FI_FENCE
-  public static final long COMPLETION = 1L << 24; // fabric.h FI_COMPLETION
-  public static final long INJECT = 1L << 25; // fabric.h FI_INJECT
-  public static final long INJECT_COMPLETE = 1L << 26; // fabric.h FI_INJECT_COMPLETE
-  public static final long TRANSMIT_COMPLETE = 1L << 27; // fabric.h FI_TRANSMIT_COMPLETE
-  public static final long DELIVERY_COMPLETE = 1L << 28; // fabric.h FI_DELIVERY_COMPLETE
-  public static final long FETCH_ATOMIC = 1L << 58; // fi_atomic.h FI_FETCH_ATOMIC
-  public static final long COMPARE_ATOMIC = 1L << 59; // fi_atomic.h FI_COMPARE_ATOMIC
+  /** {@code FI_TAGGED}, from {@code rdma/fabric.h}. */
+  public static final long TAGGED = 1L << 3;
+
+  /** {@code FI_ATOMIC}, from {@code rdma/fabric.h}. */
+  public static final long ATOMIC = 1L << 4;
+
+  /** {@code FI_READ}, from {@code rdma/fabric.h}. */
+  public static final long READ = 1L << 8;
+
+  /** {@code FI_WRITE}, from {@code rdma/fabric.h}. */
+  public static final long WRITE = 1L << 9;
+
+  /** {@code FI_RECV}, from {@code rdma/fabric.h}. */
+  public static final long RECV = 1L << 10;
+
+  /** {@code FI_TRANSMIT} (= FI_SEND), from {@code rdma/fabric.h}. */
+  public static final long TRANSMIT = 1L << 11;
+
+  /** {@code FI_REMOTE_READ}, from {@code rdma/fabric.h}. */
+  public static final long REMOTE_READ = 1L << 12;
+
+  /** {@code FI_REMOTE_WRITE}, from {@code rdma/fabric.h}. */
+  public static final long REMOTE_WRITE = 1L << 13;
+
+  /** {@code FI_MORE}, from {@code rdma/fabric.h}. */
+  public static final long MORE = 1L << 18;
+
+  /** {@code FI_FENCE}, from {@code rdma/fabric.h}. */
+  public static final long FENCE = 1L << 21;
+
+  /** {@code FI_COMPLETION}, from {@code rdma/fabric.h}. */
+  public static final long COMPLETION = 1L << 24;
+
+  /** {@code FI_INJECT}, from {@code rdma/fabric.h}. */
+  public static final long INJECT = 1L << 25;
+
+  /** {@code FI_INJECT_COMPLETE}, from {@code rdma/fabric.h}. */
+  public static final long INJECT_COMPLETE = 1L << 26;
+
+  /** {@code FI_TRANSMIT_COMPLETE}, from {@code rdma/fabric.h}. */
+  public static final long TRANSMIT_COMPLETE = 1L << 27;
+
+  /** {@code FI_DELIVERY_COMPLETE}, from {@code rdma/fabric.h}. */
+  public static final long DELIVERY_COMPLETE = 1L << 28;
+
+  /** {@code FI_FETCH_ATOMIC}, from {@code rdma/fi_atomic.h}. */
+  public static final long FETCH_ATOMIC = 1L << 58;
+
+  /** {@code FI_COMPARE_ATOMIC}, from {@code rdma/fi_atomic.h}. */
+  public static final long COMPARE_ATOMIC = 1L << 59;
 
   /** Bind flag of a CQ to an endpoint (fabric.h FI_SELECTIVE_COMPLETION, same bit as above). */
   public static final long SELECTIVE_COMPLETION = 1L << 59;

@@ -8,23 +8,27 @@ import java.lang.foreign.MemorySegment;
  * initiator passes as {@code key}; closing the region revokes the key.
  */
 public interface MemoryRegion extends AutoCloseable {
-  /** {@code fi_mr_key}. */
+  /** {@return {@code fi_mr_key}} */
   long key();
 
   /**
    * The local memory: 8-byte aligned, its size padded to a multiple of 8. Throws {@link
    * IllegalStateException} after {@link #close}, as does a segment of allocated memory obtained
    * before.
+   *
+   * @return the local memory
    */
   MemorySegment segment();
 
-  /** {@code FiFlags.REMOTE_READ} and/or {@code FiFlags.REMOTE_WRITE}. */
+  /** {@return {@code FiFlags.REMOTE_READ} and/or {@code FiFlags.REMOTE_WRITE}} */
   long access();
 
   /**
    * The region's virtual address in this process: what an initiator whose domain uses virtual
    * addressing passes as {@code addr} for byte 0. Addressing is the initiator's choice, made by its
    * own {@code DomainAttr}: an initiator with offset addressing passes 0 for the same byte.
+   *
+   * @return the virtual address of byte 0
    */
   long baseAddress();
 

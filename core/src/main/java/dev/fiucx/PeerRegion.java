@@ -20,6 +20,7 @@ public record PeerRegion(String name, long address, long key, long length, long 
   /** The most bytes a region name has. */
   public static final int MAX_NAME_BYTES = 64;
 
+  /** Checks the name (at most {@link #MAX_NAME_BYTES} of {@link #NAME_RULE}). */
   public PeerRegion {
     if (!validName(name)) {
       throw new FiException(FiErrno.EINVAL, "bad region name " + quoted(name) + ": " + NAME_RULE);
@@ -29,7 +30,11 @@ public record PeerRegion(String name, long address, long key, long length, long 
   /** What a region name may be, in words. */
   public static final String NAME_RULE = "1 to 64 of A-Z a-z 0-9 . _ -";
 
-  /** Whether {@code name} may name a region. */
+  /**
+   * {@return whether {@code name} may name a region}
+   *
+   * @param name the name to check
+   */
   public static boolean validName(String name) {
     return name != null && NAME.matcher(name).matches();
   }

@@ -37,6 +37,7 @@ public record ServeAttr(
    * @param access {@link FiFlags#REMOTE_READ} and/or {@link FiFlags#REMOTE_WRITE}
    */
   public record Region(String name, long size, long access) {
+    /** Checks the name, the size (at least 8) and the access. */
     public Region {
       if (!PeerRegion.validName(name)) {
         throw new FiException(
@@ -57,6 +58,7 @@ public record ServeAttr(
     }
   }
 
+  /** Fills in the defaults: bind address {@code 127.0.0.1}, the default domain. */
   public ServeAttr {
     bindAddress = bindAddress == null ? "127.0.0.1" : bindAddress;
     domain = domain == null ? DomainAttr.defaults() : domain;

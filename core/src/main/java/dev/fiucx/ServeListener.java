@@ -17,10 +17,17 @@ public interface ServeListener {
   /**
    * An initiator's bootstrap connection ended: it said BYE, closed, died, or the server closed.
    *
+   * @param peer its bootstrap connection's {@code host:port}
+   * @param client what it said it is
    * @param why {@code said BYE}, {@code connection closed}, {@code server shutting down}, ...
    */
   default void departed(String peer, String client, String why) {}
 
-  /** A connection was refused: a malformed or hostile frame, a stall, too many connections. */
+  /**
+   * A connection was refused: a malformed or hostile frame, a stall, too many connections.
+   *
+   * @param peer its bootstrap connection's {@code host:port}
+   * @param why the reason, in words
+   */
   default void refused(String peer, String why) {}
 }

@@ -90,11 +90,12 @@ public final class Server implements AutoCloseable {
     }
   }
 
-  /** The bootstrap's address (its port is the one picked when 0 was asked for). */
+  /** {@return the bootstrap's address (its port is the one picked when 0 was asked for)} */
   public InetSocketAddress address() {
     return bootstrap.address();
   }
 
+  /** {@return the bootstrap's port} */
   public int port() {
     return bootstrap.port();
   }
@@ -102,6 +103,8 @@ public final class Server implements AutoCloseable {
   /**
    * The served regions in the order they were asked for, with addresses as an initiator of the same
    * addressing as this server's domain passes them.
+   *
+   * @return the regions
    */
   public List<PeerRegion> regions() {
     return served;
@@ -111,6 +114,9 @@ public final class Server implements AutoCloseable {
    * The local memory of the region {@code name} (to set it up or look at it; peers' atomics change
    * it at any time). Throws {@code FI_ENOENT} for a name not served, {@link IllegalStateException}
    * once closed.
+   *
+   * @param name the region's name
+   * @return the region's local memory
    */
   public MemorySegment memory(String name) {
     MemoryRegion mr = regions.get(name);
@@ -120,12 +126,12 @@ public final class Server implements AutoCloseable {
     return mr.segment();
   }
 
-  /** The serving domain (its {@code describe()}, its metrics). */
+  /** {@return the serving domain (its {@code describe()}, its metrics)} */
   public Domain domain() {
     return domain;
   }
 
-  /** Initiators connected to the bootstrap now. */
+  /** {@return initiators connected to the bootstrap now} */
   public int connections() {
     return bootstrap.connections();
   }

@@ -95,12 +95,21 @@ public final class FiucxMetrics implements MeterBinder, AutoCloseable {
       new AtomicReferenceArray<>(OperationCounts.CELLS);
   private final LatencyRecorder recorder = this::record;
 
-  /** The metrics of {@code domain}, a domain of this library's engine (every provider's is). */
+  /**
+   * The metrics of {@code domain}, a domain of this library's engine (every provider's is).
+   *
+   * @param domain the domain
+   */
   public FiucxMetrics(Domain domain) {
     this(domain, Tags.empty());
   }
 
-  /** The same, with {@code tags} on every meter (to tell two domains of one process apart). */
+  /**
+   * The same, with {@code tags} on every meter (to tell two domains of one process apart).
+   *
+   * @param domain the domain
+   * @param tags put on every meter
+   */
   public FiucxMetrics(Domain domain, Iterable<io.micrometer.core.instrument.Tag> tags) {
     if (!(domain instanceof EngineDomain engine)) {
       throw new FiException(FiErrno.EINVAL, "not a domain of the fiucx engine: " + domain);
@@ -112,6 +121,8 @@ public final class FiucxMetrics implements MeterBinder, AutoCloseable {
   /**
    * Switches the latency timer on: {@code fiucx.atomic.latency} is registered at {@link #bindTo}
    * and every endpoint reads the clock at post and completion while bound. Call before binding.
+   *
+   * @return this
    */
   public FiucxMetrics timeLatency() {
     latency = true;
@@ -121,6 +132,8 @@ public final class FiucxMetrics implements MeterBinder, AutoCloseable {
   /**
    * Switches the latency timer on with its percentile histogram published (Prometheus gets {@code
    * _bucket} series that {@code histogram_quantile} reads). Call before binding.
+   *
+   * @return this
    */
   public FiucxMetrics percentileHistogram() {
     histogram = true;
@@ -350,6 +363,11 @@ public final class FiucxMetrics implements MeterBinder, AutoCloseable {
    * {@code rate()} from that value and loses them (a run shorter than a scrape interval then shows
    * no rate at all). Throws {@link FiException} ({@code FI_EOPNOTSUPP}) for a cell the domain does
    * not support.
+   *
+   * @param family the call's family
+   * @param op the operation
+   * @param datatype the elements' datatype
+   * @return this
    */
   public synchronized FiucxMetrics show(AtomicFamily family, FiOp op, FiDatatype datatype) {
     AtomicCell cell = domain.table().cell(family, op, datatype);

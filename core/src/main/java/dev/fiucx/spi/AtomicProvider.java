@@ -8,15 +8,21 @@ import dev.fiucx.DomainAttr;
  * {@code META-INF/services/dev.fiucx.spi.AtomicProvider}); {@code core} never names one.
  */
 public interface AtomicProvider {
-  /** Short name, e.g. {@code ucx}. */
+  /** {@return short name, e.g. {@code ucx}} */
   String name();
 
-  /** Whether {@link #openDomain} can work here (native library present, native access on). */
+  /**
+   * {@return whether {@link #openDomain} can work here (native library present, native access on)}
+   */
   boolean isAvailable();
 
-  /** Why it is not available, or null. */
+  /** {@return why it is not available, or null} */
   String unavailabilityCause();
 
-  /** Opens a domain; throws {@link dev.fiucx.FiException} on failure. */
+  /**
+   * {@return a domain, opened; throws {@link dev.fiucx.FiException} on failure}
+   *
+   * @param attr the domain's attributes
+   */
   Domain openDomain(DomainAttr attr);
 }

@@ -7,11 +7,13 @@ import java.lang.foreign.MemorySegment;
  * key: peers that resolved it are told, and later operations on it fail.
  */
 public interface ExposedRegion extends AutoCloseable {
+  /** {@return the key peers use} */
   long key();
 
-  /** The exposed bytes (for allocated memory, the transport's allocation). */
+  /** {@return the exposed bytes (for allocated memory, the transport's allocation)} */
   MemorySegment segment();
 
+  /** {@return {@code FI_REMOTE_READ} and/or {@code FI_REMOTE_WRITE}} */
   long access();
 
   @Override

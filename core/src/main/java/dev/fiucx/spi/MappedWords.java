@@ -22,6 +22,13 @@ public final class MappedWords {
   /**
    * {@code mapping[offset] op= value} on a 4- or 8-byte word with an op other than CSWAP; returns
    * the old value (a 4-byte word zero-extended).
+   *
+   * @param op the operation
+   * @param mapping the peer's region, mapped
+   * @param offset the word's byte offset
+   * @param size 4 or 8
+   * @param value the operand
+   * @return the old value
    */
   public static long apply(
       MemorySegment mapping, long offset, RemoteAtomicOp op, int size, long value) {
@@ -68,7 +75,15 @@ public final class MappedWords {
     return old & 0xFFFF_FFFFL;
   }
 
-  /** Stores {@code swap} when the word equals {@code compare}; returns the old value. */
+  /**
+   * {@return the old value; {@code swap} is stored when the word equals {@code compare}}
+   *
+   * @param mapping the peer's region, mapped
+   * @param offset the word's byte offset
+   * @param size 4 or 8
+   * @param compare the value the word must hold
+   * @param swap the value stored then
+   */
   public static long compareSwap(
       MemorySegment mapping, long offset, int size, long compare, long swap) {
     if (size == 8) {

@@ -14,6 +14,12 @@ import java.util.HexFormat;
  *
  * <p>Why fiucx needs it: UCX 1.13 never reports a dead peer over shared memory, so a transport that
  * can see its peer's process checks on it ({@link #alive}) instead.
+ *
+ * @param pid the process id, in its pid namespace
+ * @param startTicks its start time, clock ticks after boot
+ * @param bootIdHigh the boot id's first 8 bytes
+ * @param bootIdLow the boot id's last 8 bytes
+ * @param pidNamespace the inode of its pid namespace
  */
 public record ProcessIdentity(
     int pid, long startTicks, long bootIdHigh, long bootIdLow, long pidNamespace) {
@@ -23,12 +29,12 @@ public record ProcessIdentity(
 
   private static final ProcessIdentity SELF = readSelf();
 
-  /** This process. */
+  /** {@return this process} */
   public static ProcessIdentity self() {
     return SELF;
   }
 
-  /** Whether this names a process at all. */
+  /** {@return whether this names a process at all} */
   public boolean known() {
     return pid > 0 && pidNamespace != 0 && (bootIdHigh | bootIdLow) != 0;
   }
@@ -36,6 +42,8 @@ public record ProcessIdentity(
   /**
    * Whether this process can decide from its own {@code /proc} whether {@code this} is alive: same
    * boot of the same host, same pid namespace.
+   *
+   * @return whether {@link #alive} can decide
    */
   public boolean observable() {
     return onThisHost() && pidNamespace == SELF.pidNamespace;
@@ -44,6 +52,8 @@ public record ProcessIdentity(
   /**
    * Whether this names a process on this same host (same boot) that runs in another pid namespace:
    * one whose pid means nothing in this process's {@code /proc} (a container with its own pids).
+   *
+   * @return whether it is such a process
    */
   public boolean inAnotherPidNamespaceOfThisHost() {
     return onThisHost() && pidNamespace != SELF.pidNamespace;
@@ -64,6 +74,8 @@ public record ProcessIdentity(
    * unreadable for another reason than the pid being gone), so a peer is never declared dead by
    * mistake. Reads /proc: for the progress path's periodic check and failed operations, not for
    * posting.
+   *
+   * @return false only when it is known to be gone
    */
   public boolean alive() {
     if (!observable()) {

@@ -9,13 +9,16 @@ public interface Progress {
   /** Progress that does nothing, for automatic progress. */
   Progress NONE = () -> 0;
 
-  /** Makes what progress can be made now; returns how many events were processed. */
+  /** {@return how many events were processed: makes what progress can be made now} */
   int progress();
 
   /**
    * After a {@link #progress} that found nothing, by the thread that progresses: blocks until
    * progress may find something, or {@code timeoutNanos} pass. Returns false when this progress
    * cannot wait, and the caller pauses by itself.
+   *
+   * @param timeoutNanos the longest wait
+   * @return whether it waited
    */
   default boolean await(long timeoutNanos) {
     return false;

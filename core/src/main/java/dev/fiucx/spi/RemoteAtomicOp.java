@@ -6,10 +6,16 @@ package dev.fiucx.spi;
  * them.
  */
 public enum RemoteAtomicOp {
+  /** word += operand. */
   ADD,
+  /** word = operand. */
   SWAP,
+  /** word = swap if word == compare. */
   CSWAP,
+  /** word &amp;= operand. */
   AND,
+  /** word |= operand. */
   OR,
+  /** word ^= operand. */
   XOR
 }

@@ -5,21 +5,23 @@ package dev.fiucx.spi;
  * transport-specific handle (a UCX rkey) lives in the implementation.
  */
 public interface RemoteRegion {
-  /** The region's first byte as a virtual address at the peer. */
+  /** {@return the region's first byte as a virtual address at the peer} */
   long base();
 
-  /** Length in bytes. */
+  /** {@return length in bytes} */
   long length();
 
-  /** {@code FI_REMOTE_READ | FI_REMOTE_WRITE} as granted by the peer. */
+  /** {@return {@code FI_REMOTE_READ | FI_REMOTE_WRITE} as granted by the peer} */
   long access();
 
-  /** True once the peer closed the region; posting to it is then refused. */
+  /** {@return true once the peer closed the region; posting to it is then refused} */
   boolean revoked();
 
   /**
    * The transport's word for how atomics reach this region, e.g. {@code ucp} (through the library)
    * or {@code mapped} (CPU atomics on the region mapped into this process).
+   *
+   * @return the path's name
    */
   String path();
 }

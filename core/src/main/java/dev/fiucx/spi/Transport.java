@@ -12,12 +12,14 @@ import java.lang.foreign.MemorySegment;
  * are delivered to the {@link TransportCompletions} given at open, from inside {@link #progress}.
  */
 public interface Transport extends AutoCloseable {
-  /** This domain's address, for peers' address vectors ({@code fi_getname}). */
+  /** {@return this domain's address, for peers' address vectors ({@code fi_getname})} */
   byte[] address();
 
   /**
    * A random id of this domain, the same one the peers whose keys it resolves know it by; the
    * remote lock derives its owner id from it.
+   *
+   * @return the id
    */
   long instanceId();
 
@@ -27,16 +29,26 @@ public interface Transport extends AutoCloseable {
    * once. Called from inside {@link #progress} or {@link #checkPeers}. Where a transport can detect
    * neither (UCX 1.13 over shared memory, the initiator in another host or pid namespace), leases
    * cover that case.
+   *
+   * @param listener told the dead initiator's instance id
    */
   void onInitiatorFailure(java.util.function.LongConsumer listener);
 
-  /** Connects to the domain whose {@link #address} this is. */
+  /**
+   * {@return a connection to the domain whose {@link #address} this is}
+   *
+   * @param peerAddress the peer's {@link #address}
+   */
   TransportPeer connect(byte[] peerAddress);
 
   /**
    * Connects to the domain whose {@link #address} this is, living in process {@code peerProcess}
    * (as its fiucx address says): a transport that cannot detect dead peers by itself watches that
    * process in {@link #checkPeers}.
+   *
+   * @param peerAddress the peer's {@link #address}
+   * @param peerProcess the peer's process, as its address says
+   * @return the connection
    */
   default TransportPeer connect(byte[] peerAddress, ProcessIdentity peerProcess) {
     return connect(peerAddress);
@@ -50,6 +62,8 @@ public interface Transport extends AutoCloseable {
    * engine calls it from its progress every few dozen rounds, never from a post, so it must be
    * cheap when nobody died: no allocation, no system call (look for deaths on a thread of the
    * transport's own). Returns the number of peers found dead.
+   *
+   * @return the peers found dead
    */
   default int checkPeers() {
     return 0;
@@ -60,15 +74,25 @@ public interface Transport extends AutoCloseable {
    * multiple of 8 bytes. Allocated memory may take a faster path than registered memory.
    *
    * @param access {@code FI_REMOTE_READ | FI_REMOTE_WRITE} as the peers may use it
+   * @param size bytes
+   * @return the region
    */
   ExposedRegion allocate(long size, long access);
 
-  /** Exposes the caller's native memory; it must be 8-byte aligned with a size multiple of 8. */
+  /**
+   * {@return the caller's native memory, exposed; it must be 8-byte aligned with a size multiple of
+   * 8}
+   *
+   * @param segment the memory
+   * @param access {@code FI_REMOTE_READ | FI_REMOTE_WRITE} as the peers may use it
+   */
   ExposedRegion register(MemorySegment segment, long access);
 
   /**
    * Makes what progress can be made now: local completions, and at the target the software atomics
    * of peers. Returns the number of events processed.
+   *
+   * @return the events processed
    */
   int progress();
 
@@ -80,6 +104,9 @@ public interface Transport extends AutoCloseable {
    * are among them). Called only after {@link #progress} found nothing, by the thread that
    * progresses. Returns false when this transport cannot wait (the caller pauses by itself); a
    * transport may return early (true) whenever it likes, and must when events are pending.
+   *
+   * @param timeoutNanos the longest wait
+   * @return whether it waited
    */
   default boolean awaitEvent(long timeoutNanos) {
     return false;
@@ -88,16 +115,24 @@ public interface Transport extends AutoCloseable {
   /** Ends an {@link #awaitEvent} of another thread early (any thread, any time). */
   default void interruptAwait() {}
 
-  /** Peers' keys this transport resolved, each one control round trip (metrics; any thread). */
+  /**
+   * {@return peers' keys this transport resolved, each one control round trip (metrics; any
+   * thread)}
+   */
   long keysResolved();
 
   /**
    * Keys this transport had resolved whose target revoked them (closed the region) and said so
    * (metrics; any thread).
+   *
+   * @return the keys revoked
    */
   long keysRevoked();
 
-  /** Human-readable facts for {@code info}: library version, transports in use, atomic mode. */
+  /**
+   * {@return human-readable facts for {@code info}: library version, transports in use, atomic
+   * mode}
+   */
   java.util.Map<String, String> describe();
 
   @Override

@@ -7,6 +7,7 @@ public interface TransportCompletions {
    * Called from inside {@link Transport#progress} once per pending operation.
    *
    * @param status 0, or a negative {@code fi_errno} (the peer failed, the key was revoked...)
+   * @param token what the post was given
    */
   void completed(long token, int status);
 }

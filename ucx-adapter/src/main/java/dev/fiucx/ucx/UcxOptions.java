@@ -41,7 +41,12 @@ public record UcxOptions(
     boolean directPath,
     long allocationLimit) {
 
-  /** The options a domain was opened with, as this transport takes them. */
+  /**
+   * The options a domain was opened with, as this transport takes them.
+   *
+   * @param attr the domain's attributes
+   * @return the options
+   */
   public static UcxOptions of(DomainAttr attr) {
     return new UcxOptions(
         attr.transport(),
@@ -56,6 +61,7 @@ public record UcxOptions(
   private static final Set<String> SHARED_MEMORY =
       Set.of("all", "sm", "shm", "mm", "posix", "sysv", "self", "cma", "knem", "xpmem");
 
+  /** Checks the control timeout (positive) and the allocation limit (0 or positive). */
   public UcxOptions {
     if (controlTimeout == null || controlTimeout.isNegative() || controlTimeout.isZero()) {
       throw new IllegalArgumentException("controlTimeout must be positive");
@@ -65,35 +71,74 @@ public record UcxOptions(
     }
   }
 
-  /** UCX's own transport choice (UCX_TLS), single-threaded, 5 s control timeout, direct path. */
+  /**
+   * {@return UCX's own transport choice (UCX_TLS), single-threaded, 5 s control timeout, direct
+   * path}
+   */
   public static UcxOptions defaults() {
     return new UcxOptions(null, false, null, Duration.ofSeconds(5), true, 0);
   }
 
+  /**
+   * These options with other transports.
+   *
+   * @param transports the UCX transports, or null for UCX's choice
+   * @return the new options
+   */
   public UcxOptions withTransports(String transports) {
     return new UcxOptions(
         transports, threadSafe, peerFailureDetection, controlTimeout, directPath, allocationLimit);
   }
 
+  /**
+   * These options with another thread mode.
+   *
+   * @param threadSafe whether several threads may post and progress at once
+   * @return the new options
+   */
   public UcxOptions withThreadSafe(boolean threadSafe) {
     return new UcxOptions(
         transports, threadSafe, peerFailureDetection, controlTimeout, directPath, allocationLimit);
   }
 
+  /**
+   * These options with another peer-failure detection.
+   *
+   * @param on true or false, or null for the choice described above
+   * @return the new options
+   */
   public UcxOptions withPeerFailureDetection(Boolean on) {
     return new UcxOptions(transports, threadSafe, on, controlTimeout, directPath, allocationLimit);
   }
 
+  /**
+   * These options with another control timeout.
+   *
+   * @param timeout how long a resolve or revoke waits
+   * @return the new options
+   */
   public UcxOptions withControlTimeout(Duration timeout) {
     return new UcxOptions(
         transports, threadSafe, peerFailureDetection, timeout, directPath, allocationLimit);
   }
 
+  /**
+   * These options with the direct path on or off.
+   *
+   * @param on whether native atomics on mapped peer memory are CPU atomics
+   * @return the new options
+   */
   public UcxOptions withDirectPath(boolean on) {
     return new UcxOptions(
         transports, threadSafe, peerFailureDetection, controlTimeout, on, allocationLimit);
   }
 
+  /**
+   * These options with another allocation limit.
+   *
+   * @param bytes the largest region, or 0 for the machine's
+   * @return the new options
+   */
   public UcxOptions withAllocationLimit(long bytes) {
     return new UcxOptions(
         transports, threadSafe, peerFailureDetection, controlTimeout, directPath, bytes);

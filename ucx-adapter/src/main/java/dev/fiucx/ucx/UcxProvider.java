@@ -14,6 +14,9 @@ import java.lang.foreign.SymbolLookup;
  * with a libucp whose struct layouts fiucx knows ({@link UcxLayout}).
  */
 public final class UcxProvider implements AtomicProvider {
+  /** The provider, as {@code ServiceLoader} makes it. */
+  public UcxProvider() {}
+
   @Override
   public String name() {
     return "ucx";

@@ -171,11 +171,21 @@ public final class UcxTransport implements Transport {
   /** Set when closing starts: no new wait arms the worker. */
   private volatile boolean awaitOff;
 
-  /** Opens a transport with {@link UcxOptions#defaults()}. */
+  /**
+   * Opens a transport with {@link UcxOptions#defaults()}.
+   *
+   * @param completions told of every pending operation's end, from inside {@link #progress}
+   */
   public UcxTransport(TransportCompletions completions) {
     this(completions, UcxOptions.defaults());
   }
 
+  /**
+   * Opens a transport.
+   *
+   * @param completions told of every pending operation's end, from inside {@link #progress}
+   * @param options how it opens
+   */
   public UcxTransport(TransportCompletions completions, UcxOptions options) {
     this(completions, options, AtomicRequests.DEFAULT_SLOTS);
   }
@@ -824,7 +834,7 @@ public final class UcxTransport implements Transport {
 
   // ---------------------------------------------------------------- beyond the SPI
 
-  /** The options this transport was opened with. */
+  /** {@return the options this transport was opened with} */
   public UcxOptions options() {
     return options;
   }

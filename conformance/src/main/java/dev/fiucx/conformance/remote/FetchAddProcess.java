@@ -22,6 +22,12 @@ import java.util.HexFormat;
 public final class FetchAddProcess {
   private FetchAddProcess() {}
 
+  /**
+   * Runs the calls the arguments describe and writes the fetched values.
+   *
+   * @param args as the class comment says
+   * @throws IOException when the output file cannot be written
+   */
   public static void main(String[] args) throws IOException {
     byte[] address = HexFormat.of().parseHex(args[2]);
     long key = Long.parseLong(args[3]);
@@ -52,7 +58,15 @@ public final class FetchAddProcess {
     }
   }
 
-  /** Runs {@code n} fetch SUMs of 1 and returns the fetched values in order. */
+  /**
+   * {@return the fetched values of {@code n} fetch SUMs of 1, in order}
+   *
+   * @param provider the provider's name, e.g. {@code ucx}
+   * @param transport the provider's transport name, or null for its default
+   * @param address the target domain's address
+   * @param key the target region's key
+   * @param n how many calls
+   */
   public static long[] fetchAdd(
       String provider, String transport, byte[] address, long key, int n) {
     return fetchLoop(
@@ -71,7 +85,16 @@ public final class FetchAddProcess {
    * Runs {@code n} fetching {@code op}s with one operand on the element at {@code offset}, one at a
    * time, and returns the first 8 bytes of each fetched value (zero-extended) in order.
    *
+   * @param provider the provider's name, e.g. {@code ucx}
+   * @param transport the provider's transport name, or null for its default
+   * @param address the target domain's address
+   * @param key the target region's key
+   * @param n how many calls
+   * @param offset the element's byte offset in the region
+   * @param datatype the element's datatype
+   * @param op the fetching operation
    * @param operand the operand's bytes, little-endian; its first {@code datatype.size()} are used
+   * @return the first 8 bytes of each fetched value, in order
    */
   public static long[] fetchLoop(
       String provider,

@@ -22,14 +22,26 @@ import java.util.Map;
  * queue, an address vector and an enabled endpoint, and the plain call of each family.
  */
 public final class Initiator implements AutoCloseable {
+  /** The initiator's domain. */
   public final Domain domain;
+
+  /** The endpoint's completion queue. */
   public final CompletionQueue cq;
+
+  /** The address vector the endpoint is bound to. */
   public final AddressVector av;
+
+  /** The endpoint, enabled. */
   public final Endpoint ep;
+
   private final CqEntry[] entries = {new CqEntry()};
 
   /**
+   * An initiator domain of {@code provider} with its endpoint, queue and address vector.
+   *
+   * @param provider the provider's name, e.g. {@code ucx}
    * @param transport the provider's transport name, or null for its default
+   * @param progress automatic or manual progress
    */
   public Initiator(String provider, String transport, DomainAttr.Progress progress) {
     this(provider, new DomainAttr(transport, progress, false, Map.of()));
@@ -38,6 +50,9 @@ public final class Initiator implements AutoCloseable {
   /**
    * Manual progress on {@code transport}; a transport name ending in {@code -ucp} ({@code shm-ucp})
    * also turns the ucx provider's direct path off, so every atomic goes through UCX.
+   *
+   * @param transport the provider's transport name, or null for its default
+   * @return the attributes
    */
   public static DomainAttr manual(String transport) {
     return new DomainAttr(
@@ -47,13 +62,23 @@ public final class Initiator implements AutoCloseable {
         transportOf(transport).equals(transport) ? Map.of() : Map.of("direct_path", "off"));
   }
 
-  /** The provider's transport in a name that may end in {@code -ucp} (see {@link #manual}). */
+  /**
+   * {@return the provider's transport in a name that may end in {@code -ucp} (see {@link #manual})}
+   *
+   * @param transport the provider's transport name, or null for its default
+   */
   public static String transportOf(String transport) {
     return transport != null && transport.endsWith("-ucp")
         ? transport.substring(0, transport.length() - 4)
         : transport;
   }
 
+  /**
+   * An initiator domain of {@code provider} opened with {@code attr}.
+   *
+   * @param provider the provider's name, e.g. {@code ucx}
+   * @param attr the domain's attributes
+   */
   public Initiator(String provider, DomainAttr attr) {
     domain = Fabric.openDomain(provider, attr);
     cq = domain.openCompletionQueue(256);
@@ -67,6 +92,19 @@ public final class Initiator implements AutoCloseable {
   /**
    * The family's plain call, {@code fi_atomic}, {@code fi_fetch_atomic} or {@code
    * fi_compare_atomic}, on {@code count} elements at {@code addr} of {@code peer}'s region.
+   *
+   * @param family which call
+   * @param op the operation
+   * @param datatype the elements' datatype
+   * @param count how many elements
+   * @param operand the operands (null for a read)
+   * @param compare the compare values (compare family only)
+   * @param result receives the initial values (fetch and compare families)
+   * @param peer the target's {@code fi_addr}
+   * @param addr the first element's address in the region
+   * @param key the region's key
+   * @param context handed back in the completion
+   * @return 0 once posted, or a negative {@code fi_errno}
    */
   public int post(
       AtomicFamily family,
@@ -95,6 +133,8 @@ public final class Initiator implements AutoCloseable {
   /**
    * Waits for one completion and returns its context; throws on an error entry (with its errno) or
    * when none comes within 10 s.
+   *
+   * @return the completion's context
    */
   public Object awaitCompletion() {
     int n = cq.sread(entries, 1, 10_000);
@@ -109,7 +149,7 @@ public final class Initiator implements AutoCloseable {
     return entries[0].opContext;
   }
 
-  /** Waits for one error entry and returns it; throws on a success or when none comes in 10 s. */
+  /** {@return the one error entry waited for; throws on a success or when none comes in 10 s} */
   public CqErrEntry awaitError() {
     long deadline = System.nanoTime() + 10_000_000_000L;
     while (System.nanoTime() - deadline < 0) {

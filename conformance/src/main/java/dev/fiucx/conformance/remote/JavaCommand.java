@@ -31,7 +31,12 @@ public final class JavaCommand {
   private JavaCommand() {}
 
   /**
+   * The command line that runs {@code main} in a JVM like this one.
+   *
    * @param prefix what to run the JVM under (e.g. {@code ip netns exec ns}), or empty
+   * @param main the class whose {@code main} runs
+   * @param args its arguments
+   * @return the command line
    */
   public static List<String> of(List<String> prefix, Class<?> main, String... args) {
     List<String> cmd = new ArrayList<>(prefix);
@@ -70,7 +75,11 @@ public final class JavaCommand {
     return options;
   }
 
-  /** Starts it with stdout and stderr inherited; UCX's log goes to stderr. */
+  /**
+   * {@return the process, started with stdout and stderr inherited; UCX's log goes to stderr}
+   *
+   * @param command the command line
+   */
   public static ProcessBuilder inheritingIo(List<String> command) {
     ProcessBuilder builder = new ProcessBuilder(command).inheritIO();
     builder.environment().put("UCX_LOG_FILE", "stderr");

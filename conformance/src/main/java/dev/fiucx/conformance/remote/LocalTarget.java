@@ -15,6 +15,13 @@ public final class LocalTarget implements Target {
   private final MemoryRegion region;
   private final byte[] address;
 
+  /**
+   * Opens the target domain and allocates its region.
+   *
+   * @param provider the provider's name, e.g. {@code ucx}
+   * @param transport the provider's transport name, or null for its default
+   * @param length the region's length in bytes
+   */
   public LocalTarget(String provider, String transport, long length) {
     domain =
         Fabric.openDomain(

@@ -38,8 +38,13 @@ import java.util.List;
  * domain saw them at the end. Exits 1 on any failed call, error completion or torn element.
  */
 public final class MixedLoadProcess {
+  /** The byte offset of the element the native op hits. */
   public static final long NATIVE_OFFSET = 0;
+
+  /** The byte offset of the element the CAS loop hits. */
   public static final long CAS_OFFSET = 8;
+
+  /** The byte offset of the element the remote lock guards. */
   public static final long LOCK_OFFSET = 16;
 
   private static final String[] MECHANISMS = {"native", "CAS loop", "remote lock"};
@@ -49,6 +54,12 @@ public final class MixedLoadProcess {
 
   private MixedLoadProcess() {}
 
+  /**
+   * Runs the mixed load the arguments describe.
+   *
+   * @param args as the class comment says
+   * @throws Exception when the load cannot run
+   */
   public static void main(String[] args) throws Exception {
     String provider = args[0];
     String transport = args[1];
@@ -104,7 +115,13 @@ public final class MixedLoadProcess {
     }
   }
 
-  /** How many of {@code n} ops in turn fall on mechanism {@code k} (0 native, 1 CAS, 2 lock). */
+  /**
+   * {@return how many of {@code n} ops in turn fall on mechanism {@code k} (0 native, 1 CAS, 2
+   * lock)}
+   *
+   * @param n how many ops
+   * @param k the mechanism: 0 native, 1 CAS, 2 lock
+   */
   public static int share(int n, int k) {
     return n / 3 + (n % 3 > k ? 1 : 0);
   }

@@ -41,7 +41,7 @@ public final class NetworkNamespaces implements AutoCloseable {
     }
   }
 
-  /** Whether this process may create namespaces (root with iproute2). */
+  /** {@return whether this process may create namespaces (root with iproute2)} */
   public static boolean available() {
     try {
       Process p = new ProcessBuilder("ip", "netns", "list").redirectErrorStream(true).start();
@@ -60,12 +60,20 @@ public final class NetworkNamespaces implements AutoCloseable {
     return p.waitFor(5, TimeUnit.SECONDS) && uid.equals("0");
   }
 
-  /** The address of host {@code 0} or {@code 1} on the veth link. */
+  /**
+   * {@return the address of host {@code 0} or {@code 1} on the veth link}
+   *
+   * @param host 0 or 1
+   */
   public String address(int host) {
     return "10.77." + subnet + "." + (host == 0 ? 1 : 2);
   }
 
-  /** The command prefix that runs a process in host {@code 0} or {@code 1}. */
+  /**
+   * {@return the command prefix that runs a process in host {@code 0} or {@code 1}}
+   *
+   * @param host 0 or 1
+   */
   public List<String> prefix(int host) {
     return List.of("ip", "netns", "exec", host == 0 ? a : b);
   }

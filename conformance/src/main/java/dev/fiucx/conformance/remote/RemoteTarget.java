@@ -52,7 +52,9 @@ public final class RemoteTarget implements Target {
   /**
    * Starts a target process.
    *
+   * @param provider the provider's name, e.g. {@code ucx}
    * @param transport the provider's transport name, or null for its default
+   * @param length the region's length in bytes
    * @param register expose registered user memory instead of provider-allocated memory
    * @param readOnly expose the region with FI_REMOTE_READ only
    * @param prefix commands to run the JVM under (e.g. {@code ip netns exec ns}), or empty
@@ -70,6 +72,14 @@ public final class RemoteTarget implements Target {
   /**
    * Starts a target process whose JVM also takes {@code jvmOptions} (a fixed heap, say, so that its
    * resident memory measures what it holds natively).
+   *
+   * @param provider the provider's name, e.g. {@code ucx}
+   * @param transport the provider's transport name, or null for its default
+   * @param length the region's length in bytes
+   * @param register expose registered user memory instead of provider-allocated memory
+   * @param readOnly expose the region with FI_REMOTE_READ only
+   * @param prefix commands to run the JVM under (e.g. {@code ip netns exec ns}), or empty
+   * @param jvmOptions more options for the target's JVM
    */
   public RemoteTarget(
       String provider,
@@ -149,7 +159,7 @@ public final class RemoteTarget implements Target {
     }
   }
 
-  /** The target process's id (for its /proc figures, or to freeze it with SIGSTOP). */
+  /** {@return the target process's id (for its /proc figures, or to freeze it with SIGSTOP)} */
   public long pid() {
     return process.pid();
   }
@@ -165,6 +175,7 @@ public final class RemoteTarget implements Target {
     return key;
   }
 
+  /** {@return the region's length in bytes} */
   public long length() {
     return length;
   }
@@ -204,6 +215,8 @@ public final class RemoteTarget implements Target {
   /**
    * Closes the target's region (revoking its key) and exposes a new one of the same length in its
    * place; returns the new key. {@link #set} and {@link #get} then address the new region.
+   *
+   * @return the new region's key
    */
   public long renewRegion() {
     byte[] renewed = expect(TestModeWire.RENEWED, TestModeWire.renew(TestModeServe.REGION));
@@ -211,12 +224,16 @@ public final class RemoteTarget implements Target {
     return key;
   }
 
-  /** One of the target domain's {@code describe()} facts. */
+  /**
+   * {@return one of the target domain's {@code describe()} facts}
+   *
+   * @param name the fact's name, e.g. {@code ucx.version}
+   */
   public String fact(String name) {
     return new String(expect(TestModeWire.DATA, TestModeWire.fact(name)), StandardCharsets.UTF_8);
   }
 
-  /** Whether the target process is running. */
+  /** {@return whether the target process is running} */
   public boolean isAlive() {
     return process.isAlive();
   }
@@ -252,7 +269,11 @@ public final class RemoteTarget implements Target {
     }
   }
 
-  /** The /dev/shm/ucx_shm_posix_* files a process maps. */
+  /**
+   * {@return the /dev/shm/ucx_shm_posix_* files a process maps}
+   *
+   * @param pid the process
+   */
   public static Set<String> shmFiles(long pid) {
     Set<String> files = new HashSet<>();
     try {

@@ -5,16 +5,26 @@ package dev.fiucx.conformance.remote;
  * memory the test sets and inspects without going through the provider under test.
  */
 public interface Target extends AutoCloseable {
-  /** The target domain's address, for the initiator's address vector. */
+  /** {@return the target domain's address, for the initiator's address vector} */
   byte[] address();
 
-  /** The region's key. */
+  /** {@return the region's key} */
   long key();
 
-  /** Writes {@code bytes} into the region at {@code offset}. */
+  /**
+   * Writes {@code bytes} into the region at {@code offset}.
+   *
+   * @param offset the first byte's offset in the region
+   * @param bytes the bytes to write
+   */
   void set(long offset, byte[] bytes);
 
-  /** Reads {@code n} bytes of the region at {@code offset}. */
+  /**
+   * {@return {@code n} bytes of the region at {@code offset}, read}
+   *
+   * @param offset the first byte's offset in the region
+   * @param n how many bytes
+   */
   byte[] get(long offset, int n);
 
   /** Closes the region, revoking its key. */

@@ -27,6 +27,12 @@ public final class TargetProcess {
 
   private TargetProcess() {}
 
+  /**
+   * Serves the target the arguments describe until its parent goes.
+   *
+   * @param args as the class comment says
+   * @throws Exception when the target cannot be served
+   */
   public static void main(String[] args) throws Exception {
     String provider = args[0];
     String transport = args[1].equals("-") ? null : args[1];

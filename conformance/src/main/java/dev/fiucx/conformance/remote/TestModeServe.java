@@ -55,6 +55,9 @@ public final class TestModeServe implements AutoCloseable {
   /**
    * Opens the domain, exposes the region and starts the bootstrap on {@code bind}.
    *
+   * @param bind the bootstrap's address and port (port 0: one is picked)
+   * @param length the region's length in bytes
+   * @param provider the provider's name, e.g. {@code ucx}
    * @param transport the provider's transport, or null for its default
    * @param register expose registered user memory (UCX then carries out atomics in software, inside
    *     this process's progress) instead of memory the provider allocated
@@ -90,7 +93,7 @@ public final class TestModeServe implements AutoCloseable {
     }
   }
 
-  /** The bootstrap's address (its port is the one picked when 0 was asked for). */
+  /** {@return the bootstrap's address (its port is the one picked when 0 was asked for)} */
   public InetSocketAddress address() {
     return bootstrap.address();
   }

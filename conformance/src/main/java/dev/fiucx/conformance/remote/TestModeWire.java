@@ -36,14 +36,31 @@ import java.nio.charset.StandardCharsets;
 // "exports": Frame is the bootstrap's, exported by core to this module and perf only (see above)
 @SuppressWarnings("exports")
 public final class TestModeWire {
+  /** Request: write bytes into a region. */
   public static final int SET = Frames.FIRST_APPLICATION_TYPE;
+
+  /** Request: read bytes of a region. */
   public static final int GET = Frames.FIRST_APPLICATION_TYPE + 1;
+
+  /** Request: close a region, revoking its key. */
   public static final int CLOSE = Frames.FIRST_APPLICATION_TYPE + 2;
+
+  /** Request: close a region and expose a new one in its place. */
   public static final int RENEW = Frames.FIRST_APPLICATION_TYPE + 3;
+
+  /** Request: one of the target domain's {@code describe()} facts. */
   public static final int FACT = Frames.FIRST_APPLICATION_TYPE + 4;
+
+  /** Answer: done. */
   public static final int OK = Frames.FIRST_APPLICATION_TYPE + 0x80;
+
+  /** Answer: the bytes or the fact asked for. */
   public static final int DATA = Frames.FIRST_APPLICATION_TYPE + 0x81;
+
+  /** Answer: the new region's key. */
   public static final int RENEWED = Frames.FIRST_APPLICATION_TYPE + 0x82;
+
+  /** Answer: the request failed; the payload says why. */
   public static final int FAILED = Frames.FIRST_APPLICATION_TYPE + 0x8f;
 
   /**
@@ -60,6 +77,13 @@ public final class TestModeWire {
    */
   record Request(int type, String name, long offset, byte[] bytes, int length) {}
 
+  /**
+   * {@return a SET of {@code bytes} at {@code offset} of {@code region}}
+   *
+   * @param region the region's name
+   * @param offset the first byte's offset
+   * @param bytes the bytes
+   */
   public static Frame set(String region, long offset, byte[] bytes) {
     byte[] n = name(region);
     return new Frame(
@@ -72,6 +96,13 @@ public final class TestModeWire {
             .array());
   }
 
+  /**
+   * {@return a GET of {@code length} bytes at {@code offset} of {@code region}}
+   *
+   * @param region the region's name
+   * @param offset the first byte's offset
+   * @param length how many bytes
+   */
   public static Frame get(String region, long offset, int length) {
     byte[] n = name(region);
     return new Frame(
@@ -84,14 +115,29 @@ public final class TestModeWire {
             .array());
   }
 
+  /**
+   * {@return a CLOSE of {@code region}}
+   *
+   * @param region the region's name
+   */
   public static Frame close(String region) {
     return new Frame(CLOSE, nameOnly(region));
   }
 
+  /**
+   * {@return a RENEW of {@code region}}
+   *
+   * @param region the region's name
+   */
   public static Frame renew(String region) {
     return new Frame(RENEW, nameOnly(region));
   }
 
+  /**
+   * {@return a FACT asking for {@code name}}
+   *
+   * @param name the fact's name
+   */
   public static Frame fact(String name) {
     return new Frame(FACT, nameOnly(name));
   }
@@ -110,7 +156,11 @@ public final class TestModeWire {
     return new Frame(FAILED, ByteBuffer.allocate(2 + n).putShort((short) n).put(t, 0, n).array());
   }
 
-  /** FAILED's text. */
+  /**
+   * {@return the text FAILED says}
+   *
+   * @param payload the FAILED frame's payload
+   */
   public static String failure(byte[] payload) {
     ByteBuffer b = ByteBuffer.wrap(payload);
     int n = b.remaining() < 2 ? 0 : Math.min(Short.toUnsignedInt(b.getShort()), b.remaining());

@@ -16,7 +16,12 @@ import java.util.List;
 public final class Tickets {
   private Tickets() {}
 
-  /** Reads every ticket (8 bytes each, big-endian) of the given files, in order. */
+  /**
+   * {@return every ticket (8 bytes each, big-endian) of the given files, in order}
+   *
+   * @param files the files, each written by one process
+   * @throws IOException when a file cannot be read
+   */
   public static long[] read(List<Path> files) throws IOException {
     long total = 0;
     for (Path f : files) {
@@ -42,6 +47,11 @@ public final class Tickets {
   /**
    * Null when {@code tickets} are exactly {@code base .. base + expected - 1} each once (in any
    * order); else what is wrong. Sorts {@code tickets}.
+   *
+   * @param tickets the tickets, in any order
+   * @param base the first ticket expected
+   * @param expected how many tickets are expected
+   * @return what is wrong, or null when nothing is
    */
   public static String problem(long[] tickets, long base, long expected) {
     if (tickets.length != expected) {

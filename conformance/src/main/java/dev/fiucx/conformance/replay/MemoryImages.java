@@ -11,13 +11,24 @@ import java.util.Arrays;
 public final class MemoryImages {
   /** How two images compare. */
   public enum Match {
+    /** Every byte of value the same. */
     EXACT,
+    /** The same but for NaNs of different payloads. */
     NAN_EQUAL,
+    /** A value differs. */
     DIFFERENT
   }
 
   private MemoryImages() {}
 
+  /**
+   * {@return how two memory images of {@code dt} elements compare (the padding of long doubles
+   * ignored)}
+   *
+   * @param dt the elements' datatype
+   * @param expected the image expected, or null
+   * @param actual the image found, or null
+   */
   public static Match compare(FiDatatype dt, byte[] expected, byte[] actual) {
     if (expected == null || actual == null) {
       return expected == actual ? Match.EXACT : Match.DIFFERENT;

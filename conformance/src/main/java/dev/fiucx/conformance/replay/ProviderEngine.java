@@ -30,6 +30,9 @@ public final class ProviderEngine implements ReplayEngine {
   private final Arena arena = Arena.ofShared();
 
   /**
+   * An engine that replays on a provider: an initiator domain and a target.
+   *
+   * @param provider the provider's name, e.g. {@code ucx}
    * @param transport the provider's transport name (e.g. {@code shm}, {@code tcp}, or {@code
    *     shm-ucp}: see {@link Initiator#manual}), or null
    * @param targetProcess keep the target in a second process (else a second domain in this one)

@@ -15,8 +15,16 @@ import java.util.List;
 public final class Replayer {
   private static final HexFormat HEX = HexFormat.of();
 
-  /** Counts of one replay; NaN-equal passes are counted among the passes and also apart. */
+  /**
+   * Counts of one replay; NaN-equal passes are counted among the passes and also apart.
+   *
+   * @param passed cases whose bytes matched
+   * @param failed cases whose bytes differed or that failed
+   * @param skipped cases the engine does not support
+   * @param nanEqual passed cases that matched only as NaN of another payload
+   */
   public record Summary(int passed, int failed, int skipped, int nanEqual) {
+    /** {@return the summary line: {@code N passed, M failed[, K skipped]}} */
     public String line() {
       return passed
           + " passed, "
@@ -33,12 +41,22 @@ public final class Replayer {
   private int skipped;
   private int nanEqual;
 
+  /**
+   * A replayer that prints each failure to {@code out}.
+   *
+   * @param engine the engine the cases run on
+   * @param out where failures and the summary go
+   */
   public Replayer(ReplayEngine engine, PrintStream out) {
     this.engine = engine;
     this.out = out;
   }
 
-  /** Replays every file and prints the summary line. */
+  /**
+   * {@return the outcome of replaying every file (the summary line is printed)}
+   *
+   * @param files the vector files
+   */
   public Summary replay(List<Path> files) {
     for (Path f : files) {
       VectorReader.read(
@@ -59,7 +77,11 @@ public final class Replayer {
     return s;
   }
 
-  /** Replays one case and counts it. */
+  /**
+   * Replays one case and counts it.
+   *
+   * @param c the case
+   */
   public void replay(VectorCase c) {
     ReplayEngine.Outcome o;
     try {

@@ -30,16 +30,24 @@ public final class ConformanceReport {
   private final List<CheckResult> results;
 
   /**
+   * A report without the provider's facts.
+   *
+   * @param provider the provider's name, e.g. {@code ucx}
    * @param transport the transport the run used, or null for the provider's default
+   * @param results the checks, in run order
    */
   public ConformanceReport(String provider, String transport, List<CheckResult> results) {
     this(provider, transport, Map.of(), results);
   }
 
   /**
+   * A report with the provider's facts.
+   *
+   * @param provider the provider's name, e.g. {@code ucx}
    * @param transport the transport the run used, or null for the provider's default
    * @param providerFacts what the provider says about itself ({@code Domain.describe()}: UCX
    *     version, transports, atomic mode, self-test), printed above the matrix in their order
+   * @param results the checks, in run order
    */
   public ConformanceReport(
       String provider,
@@ -62,7 +70,7 @@ public final class ConformanceReport {
     this.results = List.copyOf(results);
   }
 
-  /** The version of fiucx this report comes from, as the project's build names it. */
+  /** {@return the version of fiucx this report comes from, as the project's build names it} */
   public static String fiucxVersion() {
     return RunMetadata.FIUCX_VERSION;
   }
@@ -75,12 +83,16 @@ public final class ConformanceReport {
     return metadata;
   }
 
-  /** How many checks ended with {@code status}. */
+  /**
+   * {@return how many checks ended with {@code status}}
+   *
+   * @param status the status
+   */
   public long count(Status status) {
     return results.stream().filter(r -> r.status() == status).count();
   }
 
-  /** {@code N passed, M failed, K unsupported}. */
+  /** {@return {@code N passed, M failed, K unsupported}} */
   public String summaryLine() {
     return count(Status.PASS)
         + " passed, "
@@ -90,17 +102,17 @@ public final class ConformanceReport {
         + " unsupported";
   }
 
-  /** The command's exit status: 1 when any check failed, else 0. */
+  /** {@return the command's exit status: 1 when any check failed, else 0} */
   public int exitStatus() {
     return count(Status.FAIL) > 0 ? 1 : 0;
   }
 
-  /** The checks that failed, in run order. */
+  /** {@return the checks that failed, in run order} */
   public List<CheckResult> failures() {
     return results.stream().filter(r -> r.status() == Status.FAIL).toList();
   }
 
-  /** Who was checked: {@code provider ucx, transport shm}. */
+  /** {@return who was checked: {@code provider ucx, transport shm}} */
   public String subject() {
     return "provider " + provider + ", transport " + (transport == null ? "default" : transport);
   }
@@ -108,6 +120,11 @@ public final class ConformanceReport {
   /**
    * The word a cell shows: {@code FAIL} when any of its checks failed, {@code -} when it is
    * unsupported (and every call refused it), otherwise its mechanism.
+   *
+   * @param family the call's family
+   * @param op the operation
+   * @param dt the datatype
+   * @return the word
    */
   public String cellLabel(AtomicFamily family, FiOp op, FiDatatype dt) {
     Mechanism mechanism = null;
@@ -129,7 +146,13 @@ public final class ConformanceReport {
     return OpMatrix.word(mechanism);
   }
 
-  /** The checks of one cell (query, call forms, count limit), in run order. */
+  /**
+   * {@return the checks of one cell (query, call forms, count limit), in run order}
+   *
+   * @param family the call's family
+   * @param op the operation
+   * @param dt the datatype
+   */
   public List<CheckResult> cellChecks(AtomicFamily family, FiOp op, FiDatatype dt) {
     List<CheckResult> out = new ArrayList<>();
     for (CheckResult r : results) {
@@ -140,12 +163,16 @@ public final class ConformanceReport {
     return out;
   }
 
-  /** The checks that are not of one cell: flags, counters, error entries. */
+  /** {@return the checks that are not of one cell: flags, counters, error entries} */
   public List<CheckResult> flagChecks() {
     return results.stream().filter(r -> !r.isCellCheck()).toList();
   }
 
-  /** The matrix, the flag checks, every failure and the summary line. */
+  /**
+   * The matrix, the flag checks, every failure and the summary line.
+   *
+   * @param out where it goes
+   */
   public void printText(PrintStream out) {
     out.println("conformance: " + subject() + ", " + results.size() + " checks");
     providerFacts.forEach((k, v) -> out.printf("  %-12s %s%n", k, v));
@@ -231,6 +258,8 @@ public final class ConformanceReport {
   /**
    * The JSON array of every check: {@code {family, op, datatype, call, mechanism, status, detail}}
    * with libfabric's names, the mechanism as {@code info --json} spells it (or null).
+   *
+   * @return the JSON text
    */
   public String json() {
     try {
@@ -242,7 +271,7 @@ public final class ConformanceReport {
     }
   }
 
-  /** The self-contained HTML page. */
+  /** {@return the self-contained HTML page} */
   public String html() {
     return new HtmlPage(this, results).render();
   }

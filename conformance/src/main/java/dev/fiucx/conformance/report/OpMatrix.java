@@ -15,7 +15,13 @@ public final class OpMatrix {
   /** What one cell of the matrix shows. */
   @FunctionalInterface
   public interface CellLabel {
-    /** The word for a cell, {@code "-"} when the cell is not carried out. */
+    /**
+     * {@return the word for a cell, {@code "-"} when the cell is not carried out}
+     *
+     * @param family the call's family
+     * @param op the operation
+     * @param dt the datatype
+     */
     String of(AtomicFamily family, FiOp op, FiDatatype dt);
   }
 
@@ -24,6 +30,10 @@ public final class OpMatrix {
   /**
    * Prints one block per family headed by {@code heading(family)}; rows whose cells are all {@code
    * "-"} are left out.
+   *
+   * @param out where it goes
+   * @param heading the line above the matrix
+   * @param cells the word of each cell
    */
   public static void print(
       PrintStream out, java.util.function.Function<AtomicFamily, String> heading, CellLabel cells) {
@@ -51,7 +61,11 @@ public final class OpMatrix {
     }
   }
 
-  /** The matrix word of a mechanism: {@code native}, {@code cas}, {@code lock}. */
+  /**
+   * {@return the matrix word of a mechanism: {@code native}, {@code cas}, {@code lock}}
+   *
+   * @param m the mechanism
+   */
   public static String word(Mechanism m) {
     return switch (m) {
       case NATIVE -> "native";
@@ -60,7 +74,11 @@ public final class OpMatrix {
     };
   }
 
-  /** The column head of a datatype: its name, abbreviated for the floating types. */
+  /**
+   * {@return the column head of a datatype: its name, abbreviated for the floating types}
+   *
+   * @param dt the datatype
+   */
   public static String shortName(FiDatatype dt) {
     return switch (dt) {
       case FLOAT -> "FLT";

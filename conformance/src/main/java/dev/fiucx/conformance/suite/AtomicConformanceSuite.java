@@ -35,7 +35,7 @@ public abstract class AtomicConformanceSuite {
   /** For a provider's test class. */
   protected AtomicConformanceSuite() {}
 
-  /** The provider, transport and target placement to check. */
+  /** {@return the provider, transport and target placement to check} */
   protected abstract SuiteConfig config();
 
   @TestFactory

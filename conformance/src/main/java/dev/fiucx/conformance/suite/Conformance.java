@@ -19,6 +19,10 @@ public final class Conformance {
    * order of the enums, each with its query, call-form and count-limit checks, then the flag checks
    * of each mechanism and the error-entry check. Throws {@code FiException} when the provider or
    * its target cannot be opened.
+   *
+   * @param config the provider, transport and target placement
+   * @param onEach told of each check as it ends
+   * @return every check, in run order
    */
   public static List<CheckResult> run(SuiteConfig config, Consumer<CheckResult> onEach) {
     return run(config, EnumSet.allOf(AtomicFamily.class), true, onEach);
@@ -27,6 +31,12 @@ public final class Conformance {
   /**
    * Part of the suite, for a short pass (the demo's): the cells of {@code families} only, and the
    * flag checks only when {@code flagChecks}; otherwise as {@link #run(SuiteConfig, Consumer)}.
+   *
+   * @param config the provider, transport and target placement
+   * @param families the families whose cells are checked
+   * @param flagChecks whether the checks of no cell (flags, counters, error entries) run too
+   * @param onEach told of each check as it ends
+   * @return the checks, in run order
    */
   public static List<CheckResult> run(
       SuiteConfig config,

@@ -23,7 +23,7 @@ import org.junit.platform.commons.support.AnnotationSupport;
 @Target({ElementType.TYPE, ElementType.METHOD})
 @ExtendWith(RequiresProvider.Condition.class)
 public @interface RequiresProvider {
-  /** The provider's name, as {@link Fabric#provider} takes it. */
+  /** {@return the provider's name, as {@link Fabric#provider} takes it} */
   String value();
 
   /** Evaluates {@link RequiresProvider} on the test or its class. */
@@ -53,7 +53,11 @@ public @interface RequiresProvider {
           : ConditionEvaluationResult.disabled(why);
     }
 
-    /** Null when the named provider is on the class path and available, else why not. */
+    /**
+     * {@return null when the named provider is on the class path and available, else why not}
+     *
+     * @param name the provider's name
+     */
     public static String unavailable(String name) {
       for (AtomicProvider p : Fabric.providers()) {
         if (p.name().equals(name)) {

@@ -14,11 +14,18 @@ import java.util.Map;
  */
 public record SuiteConfig(
     String provider, String transport, boolean targetInOtherProcess, Map<String, String> options) {
+  /** Copies the options (none when null). */
   public SuiteConfig {
     options = options == null ? Map.of() : Map.copyOf(options);
   }
 
-  /** No provider options. */
+  /**
+   * No provider options.
+   *
+   * @param provider the provider's name, e.g. {@code ucx}
+   * @param transport the provider's transport name, or null for its default
+   * @param targetInOtherProcess whether the target domain lives in a second process
+   */
   public SuiteConfig(String provider, String transport, boolean targetInOtherProcess) {
     this(provider, transport, targetInOtherProcess, Map.of());
   }

@@ -23,12 +23,25 @@ public final class VectorReader {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final HexFormat HEX = HexFormat.of();
 
-  /** A case that could not be read: where, and why. */
+  /**
+   * A case that could not be read: where, and why.
+   *
+   * @param source the file's name, for messages
+   * @param line the line number
+   * @param id the case's id, or null when unreadable
+   * @param problem what is wrong
+   */
   public record Malformed(String source, int line, String id, String problem) {}
 
   private VectorReader() {}
 
-  /** Reads every line of {@code file}, handing cases and malformed cases to the consumers. */
+  /**
+   * Reads every line of {@code file}, handing cases and malformed cases to the consumers.
+   *
+   * @param file the vector file
+   * @param cases told of each well-formed case
+   * @param malformed told of each malformed record
+   */
   public static void read(Path file, Consumer<VectorCase> cases, Consumer<Malformed> malformed) {
     try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
       read(file.toString(), in, cases, malformed);
@@ -37,7 +50,15 @@ public final class VectorReader {
     }
   }
 
-  /** Reads every line of {@code in}; {@code source} names it in reports. */
+  /**
+   * Reads every line of {@code in}; {@code source} names it in reports.
+   *
+   * @param source the file's name, for messages
+   * @param in the file's text
+   * @param cases told of each well-formed case
+   * @param malformed told of each malformed record
+   * @throws IOException when {@code in} cannot be read
+   */
   public static void read(
       String source, BufferedReader in, Consumer<VectorCase> cases, Consumer<Malformed> malformed)
       throws IOException {
