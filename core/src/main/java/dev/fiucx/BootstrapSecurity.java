@@ -39,7 +39,11 @@ public final class BootstrapSecurity {
     this.insecureBind = insecureBind;
   }
 
-  /** No secret, no TLS: a serve on loopback, or a connection to a serve without a secret. */
+  /**
+   * No secret, no TLS: a serve on loopback, or a connection to a serve without a secret.
+   *
+   * @return the one such value
+   */
   public static BootstrapSecurity none() {
     return NONE;
   }
@@ -47,6 +51,8 @@ public final class BootstrapSecurity {
   /**
    * This, with a shared secret (copied).
    *
+   * @param secret the secret, at least {@link #MIN_SECRET_BYTES} bytes, the same at both ends
+   * @return a new value with the secret, and this one's TLS and bind choice
    * @throws FiException {@code FI_EINVAL} for fewer than {@link #MIN_SECRET_BYTES} bytes
    */
   public BootstrapSecurity withSecret(byte[] secret) {
@@ -66,6 +72,10 @@ public final class BootstrapSecurity {
    * This, with TLS on the bootstrap connection: a serve's context has a key manager (its key and
    * certificate), an initiator's a trust manager (the serve's certificate or its CA), which also
    * checks that the certificate names the host connected to. See {@link TlsContexts}.
+   *
+   * @param context the TLS context of this side
+   * @return a new value with TLS, and this one's secret and bind choice
+   * @throws FiException {@code FI_EINVAL} for a null context
    */
   public BootstrapSecurity withTls(SSLContext context) {
     if (context == null) {
@@ -77,27 +87,45 @@ public final class BootstrapSecurity {
   /**
    * This, letting a serve without a secret listen beyond loopback: it then gives every region's key
    * to anyone who can reach its port. A serve with a secret needs no such leave.
+   *
+   * @return a new value that allows it, with this one's secret and TLS
    */
   public BootstrapSecurity withInsecureBind() {
     return new BootstrapSecurity(secret, tls, true);
   }
 
-  /** True when both sides must prove they know a shared secret. */
+  /**
+   * Whether both sides must prove they know a shared secret.
+   *
+   * @return true with a secret
+   */
   public boolean hasSecret() {
     return secret != null;
   }
 
-  /** A copy of the shared secret (null when none), for the bootstrap's proofs. */
+  /**
+   * The shared secret, for the bootstrap's proofs.
+   *
+   * @return a copy of it, or null when there is none
+   */
   public byte[] secret() {
     return secret == null ? null : secret.clone();
   }
 
-  /** The TLS context, or null for plain TCP. */
+  /**
+   * The TLS context of this side.
+   *
+   * @return it, or null for plain TCP
+   */
   public SSLContext tls() {
     return tls;
   }
 
-  /** True when a serve without a secret may listen beyond loopback. */
+  /**
+   * Whether a serve without a secret may listen beyond loopback.
+   *
+   * @return true when {@link #withInsecureBind} allowed it
+   */
   public boolean insecureBind() {
     return insecureBind;
   }
@@ -107,6 +135,8 @@ public final class BootstrapSecurity {
    * trailing line break dropped, so {@code echo} and editors do not change it), else the UTF-8 of
    * {@link #SECRET_ENV}, else null. Never the command line itself, where {@code ps} shows it.
    *
+   * @param file the file holding the secret, or null to read {@link #SECRET_ENV}
+   * @return the secret, or null when neither gives one
    * @throws FiException {@code FI_EINVAL} when the file cannot be read or the secret is too short
    */
   public static byte[] secretFrom(Path file) {
@@ -152,6 +182,8 @@ public final class BootstrapSecurity {
    * True when {@code bindAddress} (a name or literal) is a loopback address, so only processes of
    * this host reach a serve bound to it; the wildcard {@code 0.0.0.0} is not.
    *
+   * @param bindAddress the address a serve would listen on
+   * @return whether it is a loopback address
    * @throws FiException {@code FI_EADDRNOTAVAIL} for a name that does not resolve
    */
   public static boolean isLoopback(String bindAddress) {

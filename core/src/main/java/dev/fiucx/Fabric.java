@@ -98,6 +98,11 @@ public final class Fabric {
    * refused this side's, or it could not prove its own: then no region is taken from it), {@code
    * FI_ECONNREFUSED} when the TLS handshake failed (a certificate not trusted, or not naming the
    * host).
+   *
+   * @param hostPort the server's bootstrap, {@code HOST:PORT}
+   * @param attr the initiator domain's attributes (a null transport takes the server's)
+   * @param security the shared secret and TLS context of this side
+   * @return the connection, its domain open
    */
   public static Connection connect(String hostPort, DomainAttr attr, BootstrapSecurity security) {
     return connect("ucx", hostPort, attr, security);
@@ -115,7 +120,15 @@ public final class Fabric {
     return connect(providerName, hostPort, attr, BootstrapSecurity.none());
   }
 
-  /** {@link #connect(String, DomainAttr, BootstrapSecurity)} with the named provider. */
+  /**
+   * {@return {@link #connect(String, DomainAttr, BootstrapSecurity)} with the named provider (the
+   * server's must match)}
+   *
+   * @param providerName the provider's name, e.g. {@code ucx}
+   * @param hostPort the server's bootstrap, {@code HOST:PORT}
+   * @param attr the initiator domain's attributes (a null transport takes the server's)
+   * @param security the shared secret and TLS context of this side
+   */
   public static Connection connect(
       String providerName, String hostPort, DomainAttr attr, BootstrapSecurity security) {
     return new Connection(providerName, hostPort, attr, security);

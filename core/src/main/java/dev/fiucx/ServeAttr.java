@@ -23,7 +23,14 @@ public record ServeAttr(
     DomainAttr domain,
     BootstrapSecurity security) {
 
-  /** Without a secret or TLS: the bind address must be a loopback one. */
+  /**
+   * Without a secret or TLS: the bind address must be a loopback one.
+   *
+   * @param bindAddress the bootstrap's listening address (null: {@code 127.0.0.1})
+   * @param port the bootstrap's port, 0 .. 65535 (0 picks a free one)
+   * @param regions at least one, names distinct
+   * @param domain the domain's attributes (null: provider's transport, automatic progress)
+   */
   public ServeAttr(String bindAddress, int port, List<Region> regions, DomainAttr domain) {
     this(bindAddress, port, regions, domain, null);
   }

@@ -35,7 +35,14 @@ public final class TlsContexts {
 
   private TlsContexts() {}
 
-  /** A serve's context from a PKCS#12 keystore holding one key and its certificate chain. */
+  /**
+   * A serve's context from a PKCS#12 keystore holding one key and its certificate chain.
+   *
+   * @param keystore the PKCS#12 file
+   * @param password the keystore's password (also the key's)
+   * @return a TLS 1.3 context with that key
+   * @throws FiException {@code FI_EINVAL} naming the file and what was wrong
+   */
   public static SSLContext serverFromKeystore(Path keystore, char[] password) {
     try (InputStream in = Files.newInputStream(keystore)) {
       KeyStore ks = KeyStore.getInstance("PKCS12");
@@ -48,6 +55,11 @@ public final class TlsContexts {
 
   /**
    * A serve's context from a PEM PKCS#8 private key and a PEM certificate chain (its own first).
+   *
+   * @param key the unencrypted PKCS#8 private key, PEM
+   * @param certificates the certificate chain, PEM, the key's own certificate first
+   * @return a TLS 1.3 context with that key
+   * @throws FiException {@code FI_EINVAL} naming the file and what was wrong
    */
   public static SSLContext serverFromPem(Path key, Path certificates) {
     Certificate[] chain = certificates(certificates).toArray(Certificate[]::new);
@@ -69,6 +81,11 @@ public final class TlsContexts {
   /**
    * An initiator's context that trusts the PEM certificates in {@code trusted} (a serve's own or
    * the CA that signed it), and nothing else.
+   *
+   * @param trusted PEM certificates to trust
+   * @return a TLS 1.3 context trusting them, which also checks that the serve's certificate names
+   *     the host connected to
+   * @throws FiException {@code FI_EINVAL} naming the file and what was wrong
    */
   public static SSLContext clientTrusting(Path trusted) {
     try {

@@ -28,6 +28,11 @@ public record TestCertificates(Path keystore, String password, Path certificate,
   /**
    * Makes an EC key and a certificate for {@code name} valid two days, naming {@code ip} as its
    * subject alternative name (what an initiator connecting to that address checks).
+   *
+   * @param dir the test's own directory, where the files go
+   * @param name the certificate's common name and the files' stem
+   * @param ip the address the certificate names
+   * @return the files made
    */
   public static TestCertificates make(Path dir, String name, String ip) {
     Path ks = dir.resolve(name + ".p12");
