@@ -2,8 +2,8 @@ package dev.fiucx;
 
 /**
  * How a provider carries out one (family, op, datatype): the honest answer that {@code
- * fi_query_atomic} cannot give in libfabric. See DESIGN.md, "How each (op, datatype) is carried
- * out".
+ * fi_query_atomic} cannot give in libfabric. See docs/semantics.md, "How each (op, datatype) is
+ * carried out".
  */
 public enum Mechanism {
   /** One transport atomic per element (UCX ADD, SWAP, CSWAP, AND, OR, XOR on 4 or 8 bytes). */

@@ -39,7 +39,8 @@ import java.util.function.ToLongFunction;
  *
  * <p>Meters (Prometheus names them in snake case, adds {@code _total} to a counter's name and its
  * base unit to a name that does not end with it; so a meter has a base unit only when its name ends
- * with it, and the Prometheus names are the README's: {@code fiucx_keys_resolved_total}):
+ * with it, and the Prometheus names are those of docs/metrics.md: {@code
+ * fiucx_keys_resolved_total}):
  *
  * <ul>
  *   <li>{@code fiucx.atomic.operations}, {@code fiucx.atomic.elements}: operations (and their

@@ -16,8 +16,8 @@ import java.util.function.UnaryOperator;
 /**
  * The one table that decides, for every (family, op, datatype), validity, count, size, mechanism
  * and the remote atomic of NATIVE cells. Valid and query calls, dispatch, {@code info} and the
- * conformance matrix all read it. {@link #reference()} is DESIGN.md's table; a provider derives its
- * own view with {@link #map} (cells it has not built, or that its self-test demoted).
+ * conformance matrix all read it. {@link #reference()} is docs/semantics.md's table; a provider
+ * derives its own view with {@link #map} (cells it has not built, or that its self-test demoted).
  */
 public final class AtomicTable {
   /** Bytes one call may cover; the count of a cell is this divided by the element size. */
@@ -34,7 +34,7 @@ public final class AtomicTable {
     this.cells = cells;
   }
 
-  /** DESIGN.md's table: 354 valid cells and the mechanism each gets by default. */
+  /** docs/semantics.md's table: 354 valid cells and the mechanism each gets by default. */
   public static AtomicTable reference() {
     return REFERENCE;
   }
@@ -164,7 +164,7 @@ public final class AtomicTable {
         dt.size() + "-byte element is wider than any remote atomic");
   }
 
-  /** Null when DESIGN.md's table has the cell, else why not. */
+  /** Null when docs/semantics.md's table has the cell, else why not. */
   private static String whyUndefined(AtomicFamily f, FiOp op, FiDatatype dt) {
     boolean ordered = dt.isInteger() || dt.isRealFloating();
     boolean inFamily =

@@ -4,8 +4,8 @@ import dev.fiucx.FiDatatype;
 import java.util.Arrays;
 
 /**
- * Compares memory images of elements as VECTORS.md says: byte for byte, except the 6 padding bytes
- * of each long double, and, for cases with NaN inputs, a NaN where a NaN was expected
+ * Compares memory images of elements as docs/conformance.md says: byte for byte, except the 6
+ * padding bytes of each long double, and, for cases with NaN inputs, a NaN where a NaN was expected
  * ("NaN-equal").
  */
 public final class MemoryImages {

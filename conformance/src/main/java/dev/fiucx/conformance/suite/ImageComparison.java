@@ -5,8 +5,8 @@ import java.util.HexFormat;
 
 /**
  * Byte-exact comparison of memory images, element by element. The six padding bytes after each
- * 80-bit long double (bytes 10 to 15 of every 16) are don't-care, as VECTORS.md says; every other
- * byte must match, NaN payloads included.
+ * 80-bit long double (bytes 10 to 15 of every 16) are don't-care, as docs/conformance.md says;
+ * every other byte must match, NaN payloads included.
  */
 final class ImageComparison {
   private static final HexFormat HEX = HexFormat.of();

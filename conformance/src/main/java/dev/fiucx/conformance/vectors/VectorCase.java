@@ -5,7 +5,7 @@ import dev.fiucx.FiDatatype;
 import dev.fiucx.FiOp;
 
 /**
- * One {@code case} record of a vector file (shared/VECTORS.md): a call, the target memory before
+ * One {@code case} record of a vector file (docs/conformance.md): a call, the target memory before
  * and after it, and the fetched values. Byte arrays are raw little-endian memory images; {@code
  * operand}, {@code compare} and {@code result} are null where the record has null.
  *

@@ -1,5 +1,5 @@
 /**
- * The test vectors of {@code ../shared/VECTORS.md}: reading them ({@link
+ * The test vectors of {@code docs/conformance.md}: reading them ({@link
  * dev.fiucx.conformance.vectors.VectorReader}), checked against every length and count before a
  * byte is trusted.
  */

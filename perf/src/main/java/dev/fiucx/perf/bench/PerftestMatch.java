@@ -8,8 +8,8 @@ import dev.fiucx.FiOp;
  * The ucx_perftest test that does what a bench cell does, one element at a time: fetch SUM is
  * {@code ucp_fadd}, base SUM {@code ucp_add}, fetch ATOMIC_WRITE {@code ucp_swap}, compare CSWAP
  * {@code ucp_cswap}, on 4- or 8-byte integers ({@code -s 4|8}). Nothing else has a counterpart, but
- * any cell may be put beside one of these tests by name ({@link #named}): issue 10's targets for
- * the emulated cells are ratios to {@code ucp_fadd}.
+ * any cell may be put beside one of these tests by name ({@link #named}): the speed targets for the
+ * emulated cells are ratios to {@code ucp_fadd}.
  *
  * @param test ucx_perftest's {@code -t}
  * @param size ucx_perftest's {@code -s}

@@ -42,7 +42,7 @@ final class InfoCommand implements Callable<Integer>, ProviderGate.OpensProvider
   @Override
   public Integer call() throws Exception {
     if (provider == null) {
-      print(AtomicTable.reference(), Map.of(), "fiucx reference semantics (DESIGN.md's table)");
+      print(AtomicTable.reference(), Map.of(), "fiucx reference semantics (docs/semantics.md)");
       return 0;
     }
     try (Domain domain =

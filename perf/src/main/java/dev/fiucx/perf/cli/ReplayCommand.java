@@ -13,7 +13,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code fiucx replay}: runs JSON Lines vectors (shared/VECTORS.md) through an engine. */
+/** {@code fiucx replay}: runs JSON Lines vectors (docs/conformance.md) through an engine. */
 @Command(
     name = "replay",
     mixinStandardHelpOptions = true,

@@ -115,7 +115,8 @@ class FiucxCliTest {
         byMechanism.merge(c.get("mechanism").asText(), 1, Integer::sum);
       }
     }
-    // DESIGN.md's 60 native cells, all proved right over tcp; every other cell of 8 bytes or less
+    // docs/semantics.md's 60 native cells, all proved right over tcp; every other cell of 8 bytes
+    // or less
     // by the CAS loop; the 53 wider ones under a remote lock
     assertEquals(Map.of("CAS_LOOP", 241, "NATIVE", 60, "REMOTE_LOCK", 53), byMechanism);
     Run shm = run("info", "--provider", "ucx", "--transport", "shm", "--json");

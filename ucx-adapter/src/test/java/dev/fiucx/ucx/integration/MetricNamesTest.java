@@ -26,21 +26,21 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * The README's metrics table names exactly the metric families a Prometheus scrape of a used domain
- * holds: every name it documents is exported, and every {@code fiucx_} family exported is
- * documented. The domain is used so that every meter exists: one operation (a cell's series), one
- * refused call (an errno's series) and the latency timer with its histogram.
+ * The metrics table of docs/metrics.md names exactly the metric families a Prometheus scrape of a
+ * used domain holds: every name it documents is exported, and every {@code fiucx_} family exported
+ * is documented. The domain is used so that every meter exists: one operation (a cell's series),
+ * one refused call (an errno's series) and the latency timer with its histogram.
  */
 @RequiresProvider("ucx")
 class MetricNamesTest {
-  private static final Path README = Path.of("../README.md");
+  private static final Path METRICS_DOC = Path.of("../docs/metrics.md");
   private static final String TABLE_HEADER = "| meter (Prometheus name) |";
   private static final Pattern NAME = Pattern.compile("`(fiucx_[a-z_]+)`");
   private static final Pattern TYPE = Pattern.compile("# TYPE (fiucx_[a-z_]+) ([a-z]+)");
 
   @Test
-  void theReadmeTableNamesExactlyTheExportedFamilies() throws IOException {
-    Set<String> documented = readmeTable();
+  void theDocumentedTableNamesExactlyTheExportedFamilies() throws IOException {
+    Set<String> documented = documentedTable();
     String scrape;
     try (RemoteTarget target = new RemoteTarget("ucx", "tcp", 4096, false, false, List.of());
         Initiator ini = new Initiator("ucx", Initiator.manual("tcp"));
@@ -63,17 +63,17 @@ class MetricNamesTest {
     undocumented.removeAll(documented);
     Set<String> missing = new TreeSet<>(documented);
     missing.removeAll(exported);
-    assertEquals(Set.of(), undocumented, "exported, not in the README's table:\n" + scrape);
-    assertEquals(Set.of(), missing, "in the README's table, not exported:\n" + scrape);
+    assertEquals(Set.of(), undocumented, "exported, not in docs/metrics.md's table:\n" + scrape);
+    assertEquals(Set.of(), missing, "in docs/metrics.md's table, not exported:\n" + scrape);
     assertEquals(
         List.of("fiucx_atomic_errors_total{errno=\"FI_EFAULT\",where=\"call\"} 1.0"),
         scrape.lines().filter(l -> l.startsWith("fiucx_atomic_errors_total{")).toList(),
         "the one errno counted has a series, no other has");
   }
 
-  /** Every {@code fiucx_} name in the first column of the README's metrics table. */
-  private static Set<String> readmeTable() throws IOException {
-    List<String> lines = Files.readAllLines(README);
+  /** Every {@code fiucx_} name in the first column of docs/metrics.md's metrics table. */
+  private static Set<String> documentedTable() throws IOException {
+    List<String> lines = Files.readAllLines(METRICS_DOC);
     int header = 0;
     while (!lines.get(header).startsWith(TABLE_HEADER)) {
       header++;

@@ -108,7 +108,8 @@ class ReferenceVectorsOverUcxTest {
     assertEquals(354, ran.size(), "valid cells that ran: every cell of the table");
     // DOUBLE_COMPLEX, LONG_DOUBLE and LONG_DOUBLE_COMPLEX: wider than any remote atomic
     assertEquals(53, lockCells.size(), "remote-lock cells");
-    // 60 cells are native by DESIGN.md; on shared memory Debian's UCX 1.13.1 computes fetching
+    // 60 cells are native by docs/semantics.md; on shared memory Debian's UCX 1.13.1 computes
+    // fetching
     // AND, OR and XOR wrongly, and the self-test demotes those 12 (4 integer types x 3 ops) to
     // the CAS loop, next to the 241 cells of 8 bytes or less that no remote atomic computes.
     boolean demoted =
