@@ -306,7 +306,8 @@ final class UcpNative {
    * creation prints when jucx's API is newer than the libucp loaded here ({@link
    * UcxLayout#JUCX_API_MINOR}): UCX's log level is raised from WARN to ERROR for the call and set
    * back. Only then: a user who set {@code UCX_LOG_LEVEL} to anything else sees everything, and on
-   * a libucp as new as jucx nothing is changed. {@code info} and the README explain it instead.
+   * a libucp as new as jucx nothing is changed. {@code info} and docs/provider.md explain it
+   * instead.
    */
   static <T> T withoutApiVersionWarning(java.util.function.Supplier<T> open) {
     if (version()[1] >= UcxLayout.JUCX_API_MINOR) {

@@ -123,7 +123,10 @@ class ServeConnectTest {
         });
   }
 
-  /** The README's example, line for line: one ticket from a served counter. */
+  /**
+   * The example of the README and docs/deployment.md, line for line: one ticket from a served
+   * counter.
+   */
   @Test
   void theReadmeExampleTakesATicket() {
     try (Server server = serve("shm")) {
