@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Self-check of a vector file written by fi_record (VECTORS.md format).
+"""Self-check of a vector file written by fi_record (the format of docs/conformance.md).
 
 Parses every line and checks: JSON objects with a "record" field, a meta line
 first, case ids unique, names and enum ids known and consistent, count >= 1,
 every hex field lowercase with count * size bytes, null exactly where
-VECTORS.md puts it (operand for ATOMIC_READ, compare outside the compare
+docs/conformance.md puts it (operand for ATOMIC_READ, compare outside the compare
 family, result in the base family), and "nan" equal to whether an input holds
 a NaN. Standard library only.
 

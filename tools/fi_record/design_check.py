@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Compares recorded vectors with an independent model of DESIGN.md's Semantics.
+"""Compares recorded vectors with an independent model of docs/semantics.md's rules.
 
 Not needed for replay: it is how the observations in NOTES.md were found. The
 model covers the integer types, FLOAT, DOUBLE, FLOAT_COMPLEX and DOUBLE_COMPLEX

@@ -7,7 +7,7 @@
  * cases through fi_atomic / fi_fetch_atomic / fi_compare_atomic against a
  * registered region reached through the provider (the endpoint talks to
  * itself through its address vector), waits for the completion, and writes
- * what it observed as JSON Lines in the format of VECTORS.md.
+ * what it observed as JSON Lines in the format of docs/conformance.md.
  *
  * usage: fi_record [-p provider] [-o out.jsonl]
  *        (default provider "sockets", default output stdout)

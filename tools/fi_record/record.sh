@@ -1,7 +1,7 @@
 #!/bin/sh
 # Records atomic test vectors from the C libfabric library installed from
 # Debian (libfabric1 + libfabric-dev) and writes them, in the format of
-# VECTORS.md, to conformance/src/test/resources/vectors/libfabric-sockets.jsonl.
+# docs/conformance.md, to conformance/src/test/resources/vectors/libfabric-sockets.jsonl.
 #
 #   tools/fi_record/record.sh            sockets provider (the recorded file)
 #   FI_RECORD_PROVIDER='tcp;ofi_rxm' tools/fi_record/record.sh

@@ -2,13 +2,13 @@
 """Validate gcc-reference.jsonl (tools/vectorgen).
 
 Structure: every line parses; the first is the meta record; hex fields are
-lowercase with count*size bytes; null fields as VECTORS.md says; ids unique;
-exactly the 354 valid (family, op, datatype) cells of DESIGN.md, each with a
+lowercase with count*size bytes; null fields as docs/conformance.md says; ids unique;
+exactly the 354 valid (family, op, datatype) cells of docs/semantics.md, each with a
 case; result equals initial_target for fetch and compare; the nan flag is
 right; long double padding bytes are zero.
 
 Semantics (skip with --no-semantics): every final_target is recomputed here,
-independently of the C generator, from the rules of DESIGN.md: integer ops
+independently of the C generator, from the rules of docs/semantics.md: integer ops
 on Python ints; float, double and 80-bit long double with exact rational
 arithmetic rounded to nearest even; NaN results by the SSE rule (first NaN
 operand, quieted) for FLOAT/DOUBLE and by the x87 rule (larger significand,
@@ -39,7 +39,7 @@ ALL = set(DT)
 
 
 def valid_cells():
-    """DESIGN.md's table, written out independently of vectorgen.c."""
+    """the table of docs/semantics.md, written out independently of vectorgen.c."""
     rows = {
         "FI_MIN": (ORDERED, ORDERED, set()),
         "FI_MAX": (ORDERED, ORDERED, set()),

@@ -1,15 +1,15 @@
 /*
  * vectorgen.c - reference test vectors for fiucx, computed by real C code.
  *
- * Every (family, op, datatype) cell of DESIGN.md's validity table (354 cells)
+ * Every (family, op, datatype) cell of docs/semantics.md's validity table (354 cells)
  * gets edge cases (count 1), mixed cases (count 3..8) and pseudo-random cases
  * (fixed-seed xorshift).  Each element is computed the way libfabric's
- * prov/util/src/util_atomic.c computes it (with the rules of DESIGN.md where
+ * prov/util/src/util_atomic.c computes it (with the rules of docs/semantics.md where
  * the two differ), by gcc on x86-64: float/double with SSE, long double with
  * the x87, complex products as C's a*b (libgcc's __mulsc3/__muldc3/__mulxc3
  * in the NaN case).
  *
- * Output: JSON Lines on stdout (see VECTORS.md); first a "meta" record.
+ * Output: JSON Lines on stdout (see docs/conformance.md); first a "meta" record.
  *
  * Build (see generate.sh): gcc -O2 -std=gnu11 -fno-fast-math -Wall -Werror
  */
@@ -55,7 +55,7 @@ NOIPA static long double ld_mul(long double a, long double b) { return a * b; }
 /* Complex sums part by part, the target's part the first operand of each
  * add.  (gcc 12 compiles float _Complex `a + b` with the imaginary parts the
  * other way round, `b.im + a.im`, so when both imaginary parts are NaN the
- * operand's NaN would win; DESIGN.md's rule is the target's NaN.) */
+ * operand's NaN would win; docs/semantics.md's rule is the target's NaN.) */
 NOIPA static float _Complex fc_add(float _Complex a, float _Complex b)
 {
 	float _Complex r;
@@ -122,7 +122,7 @@ static int is_cplx(int dt)
 /* ints, FLOAT, DOUBLE, LONG_DOUBLE: the ordered types */
 static int is_ordered(int dt) { return !is_cplx(dt); }
 
-/* DESIGN.md, "Which (op, datatype) exist, per family". */
+/* docs/semantics.md, "Which cells exist". */
 static int valid(int fam, int op, int dt)
 {
 	switch (op) {
