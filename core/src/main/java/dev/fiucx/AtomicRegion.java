@@ -11,7 +11,8 @@ import java.lang.foreign.MemorySegment;
  * A served region reached with typed, blocking atomics: {@code long}, {@code int} and {@code
  * double} elements at byte offsets, each call done when it returns, a failure thrown as {@link
  * FiException} with its {@link FiErrno}. {@link Connection#openAtomicRegion} opens one; closing it
- * closes what it opened (an endpoint and a completion queue of its own), not the connection.
+ * closes what it opened (an endpoint and a completion queue of its own), not the connection. {@link
+ * #over} puts one over an endpoint the application opened.
  *
  * <pre>{@code
  * try (Connection c = Fabric.connect("127.0.0.1:7000", DomainAttr.defaults());
@@ -57,11 +58,31 @@ public final class AtomicRegion implements AutoCloseable {
   private final long key;
   private final BlockingCalls calls;
 
-  AtomicRegion(Connection connection, PeerRegion region) {
+  private AtomicRegion(ConnectedEndpoint endpoint, PeerRegion region) {
     this.region = region;
     this.address = region.address();
     this.key = region.key();
-    this.calls = new BlockingCalls(connection);
+    this.calls = new BlockingCalls(endpoint);
+  }
+
+  /**
+   * The typed layer over an endpoint the caller opened ({@link Connection#openAtomicRegion} opens
+   * one for it): the region takes the endpoint and its queue over, and closing the region closes
+   * them. Nothing else may post on the endpoint or read its queue while the region is open: each
+   * call waits for its one completion there.
+   *
+   * @param endpoint an enabled endpoint of a fiucx provider, bound to a completion queue and to an
+   *     address vector that holds the peer
+   * @param region the peer's region: its {@code address} and {@code key} are what the calls pass
+   * @return the region, open
+   * @throws FiException {@code FI_EINVAL} for a null argument, {@code FI_EOPNOTSUPP} when the
+   *     endpoint is not a fiucx provider's (the endpoint is then left open)
+   */
+  public static AtomicRegion over(ConnectedEndpoint endpoint, PeerRegion region) {
+    if (endpoint == null || region == null) {
+      throw new FiException(FiErrno.EINVAL, "AtomicRegion.over needs an endpoint and a region");
+    }
+    return new AtomicRegion(endpoint, region);
   }
 
   /** {@return the served region: its name, key, length and access} */

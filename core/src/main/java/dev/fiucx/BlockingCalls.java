@@ -14,9 +14,6 @@ import java.lang.foreign.MemorySegment;
  * call, so a {@link CallGuard} refuses a second thread while one is inside.
  */
 final class BlockingCalls implements AutoCloseable {
-  /** Room of the queue: one call is in flight at a time. */
-  private static final int QUEUE_ENTRIES = 4;
-
   private final ConnectedEndpoint connected;
   private final Endpoint endpoint;
   private final InCallAtomics inCall;
@@ -39,10 +36,10 @@ final class BlockingCalls implements AutoCloseable {
   /** Set by {@link #close} inside the guard; read inside it. */
   private boolean closed;
 
-  BlockingCalls(Connection connection) {
-    connected = connection.openEndpoint(QUEUE_ENTRIES);
+  /** Takes {@code connected} over; throws, leaving it open, when its endpoint is not fiucx's. */
+  BlockingCalls(ConnectedEndpoint connected) {
+    this.connected = connected;
     if (!(connected.endpoint() instanceof InCallAtomics engine)) {
-      connected.close();
       arena.close();
       throw new FiException(
           FiErrno.EOPNOTSUPP, "the provider's endpoint has no one-element call: use the mirror");

@@ -200,7 +200,15 @@ public final class Connection implements AutoCloseable {
    *     FI_EOPBADSTATE} once the connection is closed
    */
   public AtomicRegion openAtomicRegion(String name) {
-    return new AtomicRegion(this, region(name));
+    PeerRegion r = region(name);
+    // one call is in flight at a time: a few entries are room enough
+    ConnectedEndpoint ep = openEndpoint(4);
+    try {
+      return AtomicRegion.over(ep, r);
+    } catch (RuntimeException e) {
+      ep.close();
+      throw e;
+    }
   }
 
   /**
