@@ -42,7 +42,8 @@ import java.lang.foreign.MemorySegment;
  * thread inside), {@code FI_EOPBADSTATE} (the region closed), {@code FI_EKEYREJECTED} (the server
  * revoked the region), {@code FI_ECONNRESET} or another transport error from the completion (the
  * server failed). A failed call leaves the target unchanged when its checks refused it: every check
- * is made before anything is sent.
+ * is made before anything is sent. A call waits for its completion without a time limit: the
+ * provider completes every call it posted, with an error when the peer fails or leaves.
  *
  * <p><b>No async forms.</b> An async call would need a future or a callback per call (an
  * allocation) or buffers the caller keeps until completion, which is the mirror ({@link Endpoint}
@@ -90,6 +91,29 @@ public final class AtomicRegion implements AutoCloseable {
     return region;
   }
 
+  /** One element of {@code family}'s call at {@code offset}, done; throws its failure. */
+  private void one(AtomicFamily family, FiOp op, FiDatatype datatype, long offset, String call) {
+    check(calls.one(family, op, datatype, address + offset, key), call, offset);
+  }
+
+  /** {@code count} elements from {@code offset}, done; throws their failure. */
+  private void many(
+      FiOp op,
+      FiDatatype datatype,
+      MemorySegment operands,
+      MemorySegment results,
+      int count,
+      long offset,
+      String call) {
+    calls.enter();
+    try {
+      check(
+          calls.many(op, datatype, operands, results, count, address + offset, key), call, offset);
+    } finally {
+      calls.exit();
+    }
+  }
+
   /** Throws the call's failure; its message is built only then. */
   private void check(int rc, String call, long offset) {
     if (rc < 0) {
@@ -101,22 +125,19 @@ public final class AtomicRegion implements AutoCloseable {
   // --- long ---
 
   /**
-   * Reads the long at {@code offset} atomically: {@code fi_fetch_atomic(FI_ATOMIC_READ, FI_UINT64,
-   * count 1)}, default flags. One thread at a time (see the class comment).
+   * Reads the long at {@code offset}: {@code fi_fetch_atomic(FI_ATOMIC_READ, FI_UINT64, count 1)},
+   * default flags. One thread at a time (see the class comment).
    *
    * @param offset the element's byte offset in the region, a multiple of 8
    * @return the element
    * @throws FiException {@code FI_EFAULT} when the element leaves the region, {@code FI_EINVAL}
-   *     when {@code offset} is misaligned or the region is not readable ({{@code FI_EACCES}}), and
-   *     the errors every call may raise (see the class comment)
+   *     when {@code offset} is misaligned, {@code FI_EACCES} when the region is not readable; and
+   *     the errors of every call (see the class comment)
    */
   public long getLong(long offset) {
     calls.enter();
     try {
-      check(
-          calls.one(AtomicFamily.FETCH, FiOp.ATOMIC_READ, FiDatatype.UINT64, address + offset, key),
-          "getLong",
-          offset);
+      one(AtomicFamily.FETCH, FiOp.ATOMIC_READ, FiDatatype.UINT64, offset, "getLong");
       return calls.result.get(JAVA_LONG, 0);
     } finally {
       calls.exit();
@@ -124,24 +145,21 @@ public final class AtomicRegion implements AutoCloseable {
   }
 
   /**
-   * Writes the long at {@code offset} atomically: {@code fi_atomic(FI_ATOMIC_WRITE, FI_UINT64,
-   * count 1)}, default flags; it returns once the write is done at the target. One thread at a time
-   * (see the class comment).
+   * Writes the long at {@code offset}: {@code fi_atomic(FI_ATOMIC_WRITE, FI_UINT64, count 1)},
+   * default flags; it returns once the write is done at the target. One thread at a time (see the
+   * class comment).
    *
    * @param offset the element's byte offset in the region, a multiple of 8
    * @param value the new value
    * @throws FiException {@code FI_EFAULT} when the element leaves the region, {@code FI_EINVAL}
-   *     when {@code offset} is misaligned or the region is not writable ({{@code FI_EACCES}}), and
-   *     the errors every call may raise (see the class comment)
+   *     when {@code offset} is misaligned, {@code FI_EACCES} when the region is not writable; and
+   *     the errors of every call (see the class comment)
    */
   public void setLong(long offset, long value) {
     calls.enter();
     try {
       calls.operand.set(JAVA_LONG, 0, value);
-      check(
-          calls.one(AtomicFamily.BASE, FiOp.ATOMIC_WRITE, FiDatatype.UINT64, address + offset, key),
-          "setLong",
-          offset);
+      one(AtomicFamily.BASE, FiOp.ATOMIC_WRITE, FiDatatype.UINT64, offset, "setLong");
     } finally {
       calls.exit();
     }
@@ -155,18 +173,14 @@ public final class AtomicRegion implements AutoCloseable {
    * @param value the new value
    * @return the value before
    * @throws FiException {@code FI_EFAULT} when the element leaves the region, {@code FI_EINVAL}
-   *     when {@code offset} is misaligned or the region is not readable and writable ({{@code
-   *     FI_EACCES}}), and the errors every call may raise (see the class comment)
+   *     when {@code offset} is misaligned, {@code FI_EACCES} when the region is not readable and
+   *     writable; and the errors of every call (see the class comment)
    */
   public long getAndSetLong(long offset, long value) {
     calls.enter();
     try {
       calls.operand.set(JAVA_LONG, 0, value);
-      check(
-          calls.one(
-              AtomicFamily.FETCH, FiOp.ATOMIC_WRITE, FiDatatype.UINT64, address + offset, key),
-          "getAndSetLong",
-          offset);
+      one(AtomicFamily.FETCH, FiOp.ATOMIC_WRITE, FiDatatype.UINT64, offset, "getAndSetLong");
       return calls.result.get(JAVA_LONG, 0);
     } finally {
       calls.exit();
@@ -174,25 +188,21 @@ public final class AtomicRegion implements AutoCloseable {
   }
 
   /**
-   * Adds {@code delta} to the long at {@code offset} (one native atomic): {@code
-   * fi_fetch_atomic(FI_SUM, FI_UINT64, count 1)}, default flags. One thread at a time (see the
-   * class comment).
+   * Adds {@code delta} to the long at {@code offset}: {@code fi_fetch_atomic(FI_SUM, FI_UINT64,
+   * count 1)}, default flags. One thread at a time (see the class comment).
    *
    * @param offset the element's byte offset in the region, a multiple of 8
    * @param delta what to add
    * @return the value before the add
    * @throws FiException {@code FI_EFAULT} when the element leaves the region, {@code FI_EINVAL}
-   *     when {@code offset} is misaligned or the region is not readable and writable ({{@code
-   *     FI_EACCES}}), and the errors every call may raise (see the class comment)
+   *     when {@code offset} is misaligned, {@code FI_EACCES} when the region is not readable and
+   *     writable; and the errors of every call (see the class comment)
    */
   public long fetchAddLong(long offset, long delta) {
     calls.enter();
     try {
       calls.operand.set(JAVA_LONG, 0, delta);
-      check(
-          calls.one(AtomicFamily.FETCH, FiOp.SUM, FiDatatype.UINT64, address + offset, key),
-          "fetchAddLong",
-          offset);
+      one(AtomicFamily.FETCH, FiOp.SUM, FiDatatype.UINT64, offset, "fetchAddLong");
       return calls.result.get(JAVA_LONG, 0);
     } finally {
       calls.exit();
@@ -209,18 +219,15 @@ public final class AtomicRegion implements AutoCloseable {
    * @param desired the value to write when it is found
    * @return the witness: the value before, equal to {@code expected} exactly when it was swapped
    * @throws FiException {@code FI_EFAULT} when the element leaves the region, {@code FI_EINVAL}
-   *     when {@code offset} is misaligned or the region is not readable and writable ({{@code
-   *     FI_EACCES}}), and the errors every call may raise (see the class comment)
+   *     when {@code offset} is misaligned, {@code FI_EACCES} when the region is not readable and
+   *     writable; and the errors of every call (see the class comment)
    */
   public long compareAndSwapLong(long offset, long expected, long desired) {
     calls.enter();
     try {
       calls.compare.set(JAVA_LONG, 0, expected);
       calls.operand.set(JAVA_LONG, 0, desired);
-      check(
-          calls.one(AtomicFamily.COMPARE, FiOp.CSWAP, FiDatatype.UINT64, address + offset, key),
-          "compareAndSwapLong",
-          offset);
+      one(AtomicFamily.COMPARE, FiOp.CSWAP, FiDatatype.UINT64, offset, "compareAndSwapLong");
       return calls.result.get(JAVA_LONG, 0);
     } finally {
       calls.exit();
@@ -228,104 +235,73 @@ public final class AtomicRegion implements AutoCloseable {
   }
 
   /**
-   * Adds {@code count} longs of {@code deltas} to the {@code count} elements from {@code offset},
-   * each atomically, and writes the values before into {@code previous}: {@code
-   * fi_fetch_atomic(FI_SUM, FI_UINT64, count)}, default flags. One thread at a time (see the class
-   * comment).
+   * Adds each of {@code count} longs to an element from {@code offset}, the values before into
+   * {@code previous}: {@code fi_fetch_atomic(FI_SUM, FI_UINT64, count)}, default flags. One thread
+   * at a time (see the class comment).
    *
    * @param offset the first element's byte offset in the region, a multiple of 8
-   * @param deltas {@code count} longs to add, in native byte order
+   * @param deltas the {@code count} longs to add, in native byte order
    * @param previous receives the {@code count} values before: native memory, writable
-   * @param count how many elements, 1 to {@value #MAX_VECTOR_BYTES} / 8
-   * @throws FiException {@code FI_EFAULT} when the element leaves the region, {@code FI_EINVAL}
-   *     when {@code offset} is misaligned, {{@code count}} is not positive or a segment is too
-   *     short, {{@code FI_EMSGSIZE}} when {{@code count}} is too large, {{@code FI_EACCES}} when
-   *     the region is not readable and writable, and the errors every call may raise (see the class
-   *     comment)
+   * @param count how many elements, 1 to {@link #MAX_VECTOR_BYTES} / 8
+   * @throws FiException {@code FI_EFAULT} when the elements leave the region, {@code FI_EINVAL}
+   *     when {@code offset} is misaligned, {@code count} is below 1 or a segment is too short,
+   *     {@code FI_EMSGSIZE} when {@code count} is too large, {@code FI_EACCES} when the region is
+   *     not readable and writable; and the errors of every call (see the class comment)
    */
   public void fetchAddLongs(long offset, MemorySegment deltas, MemorySegment previous, int count) {
-    calls.enter();
-    try {
-      check(
-          calls.many(FiOp.SUM, FiDatatype.UINT64, deltas, previous, count, address + offset, key),
-          "fetchAddLongs",
-          offset);
-    } finally {
-      calls.exit();
-    }
+    many(FiOp.SUM, FiDatatype.UINT64, deltas, previous, count, offset, "fetchAddLongs");
   }
 
   /**
-   * Reads the {@code count} longs from {@code offset} into {@code into}, each atomically: {@code
+   * Reads {@code count} longs from {@code offset} into {@code into}: {@code
    * fi_fetch_atomic(FI_ATOMIC_READ, FI_UINT64, count)}, default flags. One thread at a time (see
    * the class comment).
    *
    * @param offset the first element's byte offset in the region, a multiple of 8
    * @param into receives the {@code count} elements: native memory, writable
-   * @param count how many elements, 1 to {@value #MAX_VECTOR_BYTES} / 8
-   * @throws FiException {@code FI_EFAULT} when the element leaves the region, {@code FI_EINVAL}
-   *     when {@code offset} is misaligned, {{@code count}} is not positive or {{@code into}} is too
-   *     short, {{@code FI_EMSGSIZE}} when {{@code count}} is too large, {{@code FI_EACCES}} when
-   *     the region is not readable, and the errors every call may raise (see the class comment)
+   * @param count how many elements, 1 to {@link #MAX_VECTOR_BYTES} / 8
+   * @throws FiException {@code FI_EFAULT} when the elements leave the region, {@code FI_EINVAL}
+   *     when {@code offset} is misaligned, {@code count} is below 1 or a segment is too short,
+   *     {@code FI_EMSGSIZE} when {@code count} is too large, {@code FI_EACCES} when the region is
+   *     not readable; and the errors of every call (see the class comment)
    */
   public void getLongs(long offset, MemorySegment into, int count) {
-    calls.enter();
-    try {
-      check(
-          calls.many(FiOp.ATOMIC_READ, FiDatatype.UINT64, null, into, count, address + offset, key),
-          "getLongs",
-          offset);
-    } finally {
-      calls.exit();
-    }
+    many(FiOp.ATOMIC_READ, FiDatatype.UINT64, null, into, count, offset, "getLongs");
   }
 
   /**
-   * Writes the {@code count} longs of {@code values} from {@code offset}, each atomically: {@code
+   * Writes {@code count} longs of {@code values} from {@code offset}: {@code
    * fi_atomic(FI_ATOMIC_WRITE, FI_UINT64, count)}, default flags; it returns once they are written.
    * One thread at a time (see the class comment).
    *
    * @param offset the first element's byte offset in the region, a multiple of 8
    * @param values the {@code count} new values, in native byte order
-   * @param count how many elements, 1 to {@value #MAX_VECTOR_BYTES} / 8
-   * @throws FiException {@code FI_EFAULT} when the element leaves the region, {@code FI_EINVAL}
-   *     when {@code offset} is misaligned, {{@code count}} is not positive or {{@code values}} is
-   *     too short, {{@code FI_EMSGSIZE}} when {{@code count}} is too large, {{@code FI_EACCES}}
-   *     when the region is not writable, and the errors every call may raise (see the class
-   *     comment)
+   * @param count how many elements, 1 to {@link #MAX_VECTOR_BYTES} / 8
+   * @throws FiException {@code FI_EFAULT} when the elements leave the region, {@code FI_EINVAL}
+   *     when {@code offset} is misaligned, {@code count} is below 1 or a segment is too short,
+   *     {@code FI_EMSGSIZE} when {@code count} is too large, {@code FI_EACCES} when the region is
+   *     not writable; and the errors of every call (see the class comment)
    */
   public void setLongs(long offset, MemorySegment values, int count) {
-    calls.enter();
-    try {
-      check(
-          calls.many(
-              FiOp.ATOMIC_WRITE, FiDatatype.UINT64, values, null, count, address + offset, key),
-          "setLongs",
-          offset);
-    } finally {
-      calls.exit();
-    }
+    many(FiOp.ATOMIC_WRITE, FiDatatype.UINT64, values, null, count, offset, "setLongs");
   }
 
   // --- int ---
 
   /**
-   * Reads the int at {@code offset} atomically: {@code fi_fetch_atomic(FI_ATOMIC_READ, FI_UINT32,
-   * count 1)}, default flags. One thread at a time (see the class comment).
+   * Reads the int at {@code offset}: {@code fi_fetch_atomic(FI_ATOMIC_READ, FI_UINT32, count 1)},
+   * default flags. One thread at a time (see the class comment).
    *
    * @param offset the element's byte offset in the region, a multiple of 4
    * @return the element
    * @throws FiException {@code FI_EFAULT} when the element leaves the region, {@code FI_EINVAL}
-   *     when {@code offset} is misaligned or the region is not readable ({{@code FI_EACCES}}), and
-   *     the errors every call may raise (see the class comment)
+   *     when {@code offset} is misaligned, {@code FI_EACCES} when the region is not readable; and
+   *     the errors of every call (see the class comment)
    */
   public int getInt(long offset) {
     calls.enter();
     try {
-      check(
-          calls.one(AtomicFamily.FETCH, FiOp.ATOMIC_READ, FiDatatype.UINT32, address + offset, key),
-          "getInt",
-          offset);
+      one(AtomicFamily.FETCH, FiOp.ATOMIC_READ, FiDatatype.UINT32, offset, "getInt");
       return calls.result.get(JAVA_INT, 0);
     } finally {
       calls.exit();
@@ -333,24 +309,21 @@ public final class AtomicRegion implements AutoCloseable {
   }
 
   /**
-   * Writes the int at {@code offset} atomically: {@code fi_atomic(FI_ATOMIC_WRITE, FI_UINT32, count
-   * 1)}, default flags; it returns once the write is done at the target. One thread at a time (see
-   * the class comment).
+   * Writes the int at {@code offset}: {@code fi_atomic(FI_ATOMIC_WRITE, FI_UINT32, count 1)},
+   * default flags; it returns once the write is done at the target. One thread at a time (see the
+   * class comment).
    *
    * @param offset the element's byte offset in the region, a multiple of 4
    * @param value the new value
    * @throws FiException {@code FI_EFAULT} when the element leaves the region, {@code FI_EINVAL}
-   *     when {@code offset} is misaligned or the region is not writable ({{@code FI_EACCES}}), and
-   *     the errors every call may raise (see the class comment)
+   *     when {@code offset} is misaligned, {@code FI_EACCES} when the region is not writable; and
+   *     the errors of every call (see the class comment)
    */
   public void setInt(long offset, int value) {
     calls.enter();
     try {
       calls.operand.set(JAVA_INT, 0, value);
-      check(
-          calls.one(AtomicFamily.BASE, FiOp.ATOMIC_WRITE, FiDatatype.UINT32, address + offset, key),
-          "setInt",
-          offset);
+      one(AtomicFamily.BASE, FiOp.ATOMIC_WRITE, FiDatatype.UINT32, offset, "setInt");
     } finally {
       calls.exit();
     }
@@ -364,18 +337,14 @@ public final class AtomicRegion implements AutoCloseable {
    * @param value the new value
    * @return the value before
    * @throws FiException {@code FI_EFAULT} when the element leaves the region, {@code FI_EINVAL}
-   *     when {@code offset} is misaligned or the region is not readable and writable ({{@code
-   *     FI_EACCES}}), and the errors every call may raise (see the class comment)
+   *     when {@code offset} is misaligned, {@code FI_EACCES} when the region is not readable and
+   *     writable; and the errors of every call (see the class comment)
    */
   public int getAndSetInt(long offset, int value) {
     calls.enter();
     try {
       calls.operand.set(JAVA_INT, 0, value);
-      check(
-          calls.one(
-              AtomicFamily.FETCH, FiOp.ATOMIC_WRITE, FiDatatype.UINT32, address + offset, key),
-          "getAndSetInt",
-          offset);
+      one(AtomicFamily.FETCH, FiOp.ATOMIC_WRITE, FiDatatype.UINT32, offset, "getAndSetInt");
       return calls.result.get(JAVA_INT, 0);
     } finally {
       calls.exit();
@@ -383,25 +352,21 @@ public final class AtomicRegion implements AutoCloseable {
   }
 
   /**
-   * Adds {@code delta} to the int at {@code offset} (one native atomic): {@code
-   * fi_fetch_atomic(FI_SUM, FI_UINT32, count 1)}, default flags. One thread at a time (see the
-   * class comment).
+   * Adds {@code delta} to the int at {@code offset}: {@code fi_fetch_atomic(FI_SUM, FI_UINT32,
+   * count 1)}, default flags. One thread at a time (see the class comment).
    *
    * @param offset the element's byte offset in the region, a multiple of 4
    * @param delta what to add
    * @return the value before the add
    * @throws FiException {@code FI_EFAULT} when the element leaves the region, {@code FI_EINVAL}
-   *     when {@code offset} is misaligned or the region is not readable and writable ({{@code
-   *     FI_EACCES}}), and the errors every call may raise (see the class comment)
+   *     when {@code offset} is misaligned, {@code FI_EACCES} when the region is not readable and
+   *     writable; and the errors of every call (see the class comment)
    */
   public int fetchAddInt(long offset, int delta) {
     calls.enter();
     try {
       calls.operand.set(JAVA_INT, 0, delta);
-      check(
-          calls.one(AtomicFamily.FETCH, FiOp.SUM, FiDatatype.UINT32, address + offset, key),
-          "fetchAddInt",
-          offset);
+      one(AtomicFamily.FETCH, FiOp.SUM, FiDatatype.UINT32, offset, "fetchAddInt");
       return calls.result.get(JAVA_INT, 0);
     } finally {
       calls.exit();
@@ -418,18 +383,15 @@ public final class AtomicRegion implements AutoCloseable {
    * @param desired the value to write when it is found
    * @return the witness: the value before, equal to {@code expected} exactly when it was swapped
    * @throws FiException {@code FI_EFAULT} when the element leaves the region, {@code FI_EINVAL}
-   *     when {@code offset} is misaligned or the region is not readable and writable ({{@code
-   *     FI_EACCES}}), and the errors every call may raise (see the class comment)
+   *     when {@code offset} is misaligned, {@code FI_EACCES} when the region is not readable and
+   *     writable; and the errors of every call (see the class comment)
    */
   public int compareAndSwapInt(long offset, int expected, int desired) {
     calls.enter();
     try {
       calls.compare.set(JAVA_INT, 0, expected);
       calls.operand.set(JAVA_INT, 0, desired);
-      check(
-          calls.one(AtomicFamily.COMPARE, FiOp.CSWAP, FiDatatype.UINT32, address + offset, key),
-          "compareAndSwapInt",
-          offset);
+      one(AtomicFamily.COMPARE, FiOp.CSWAP, FiDatatype.UINT32, offset, "compareAndSwapInt");
       return calls.result.get(JAVA_INT, 0);
     } finally {
       calls.exit();
@@ -437,104 +399,73 @@ public final class AtomicRegion implements AutoCloseable {
   }
 
   /**
-   * Adds {@code count} ints of {@code deltas} to the {@code count} elements from {@code offset},
-   * each atomically, and writes the values before into {@code previous}: {@code
-   * fi_fetch_atomic(FI_SUM, FI_UINT32, count)}, default flags. One thread at a time (see the class
-   * comment).
+   * Adds each of {@code count} ints to an element from {@code offset}, the values before into
+   * {@code previous}: {@code fi_fetch_atomic(FI_SUM, FI_UINT32, count)}, default flags. One thread
+   * at a time (see the class comment).
    *
    * @param offset the first element's byte offset in the region, a multiple of 4
-   * @param deltas {@code count} ints to add, in native byte order
+   * @param deltas the {@code count} ints to add, in native byte order
    * @param previous receives the {@code count} values before: native memory, writable
-   * @param count how many elements, 1 to {@value #MAX_VECTOR_BYTES} / 4
-   * @throws FiException {@code FI_EFAULT} when the element leaves the region, {@code FI_EINVAL}
-   *     when {@code offset} is misaligned, {{@code count}} is not positive or a segment is too
-   *     short, {{@code FI_EMSGSIZE}} when {{@code count}} is too large, {{@code FI_EACCES}} when
-   *     the region is not readable and writable, and the errors every call may raise (see the class
-   *     comment)
+   * @param count how many elements, 1 to {@link #MAX_VECTOR_BYTES} / 4
+   * @throws FiException {@code FI_EFAULT} when the elements leave the region, {@code FI_EINVAL}
+   *     when {@code offset} is misaligned, {@code count} is below 1 or a segment is too short,
+   *     {@code FI_EMSGSIZE} when {@code count} is too large, {@code FI_EACCES} when the region is
+   *     not readable and writable; and the errors of every call (see the class comment)
    */
   public void fetchAddInts(long offset, MemorySegment deltas, MemorySegment previous, int count) {
-    calls.enter();
-    try {
-      check(
-          calls.many(FiOp.SUM, FiDatatype.UINT32, deltas, previous, count, address + offset, key),
-          "fetchAddInts",
-          offset);
-    } finally {
-      calls.exit();
-    }
+    many(FiOp.SUM, FiDatatype.UINT32, deltas, previous, count, offset, "fetchAddInts");
   }
 
   /**
-   * Reads the {@code count} ints from {@code offset} into {@code into}, each atomically: {@code
+   * Reads {@code count} ints from {@code offset} into {@code into}: {@code
    * fi_fetch_atomic(FI_ATOMIC_READ, FI_UINT32, count)}, default flags. One thread at a time (see
    * the class comment).
    *
    * @param offset the first element's byte offset in the region, a multiple of 4
    * @param into receives the {@code count} elements: native memory, writable
-   * @param count how many elements, 1 to {@value #MAX_VECTOR_BYTES} / 4
-   * @throws FiException {@code FI_EFAULT} when the element leaves the region, {@code FI_EINVAL}
-   *     when {@code offset} is misaligned, {{@code count}} is not positive or {{@code into}} is too
-   *     short, {{@code FI_EMSGSIZE}} when {{@code count}} is too large, {{@code FI_EACCES}} when
-   *     the region is not readable, and the errors every call may raise (see the class comment)
+   * @param count how many elements, 1 to {@link #MAX_VECTOR_BYTES} / 4
+   * @throws FiException {@code FI_EFAULT} when the elements leave the region, {@code FI_EINVAL}
+   *     when {@code offset} is misaligned, {@code count} is below 1 or a segment is too short,
+   *     {@code FI_EMSGSIZE} when {@code count} is too large, {@code FI_EACCES} when the region is
+   *     not readable; and the errors of every call (see the class comment)
    */
   public void getInts(long offset, MemorySegment into, int count) {
-    calls.enter();
-    try {
-      check(
-          calls.many(FiOp.ATOMIC_READ, FiDatatype.UINT32, null, into, count, address + offset, key),
-          "getInts",
-          offset);
-    } finally {
-      calls.exit();
-    }
+    many(FiOp.ATOMIC_READ, FiDatatype.UINT32, null, into, count, offset, "getInts");
   }
 
   /**
-   * Writes the {@code count} ints of {@code values} from {@code offset}, each atomically: {@code
+   * Writes {@code count} ints of {@code values} from {@code offset}: {@code
    * fi_atomic(FI_ATOMIC_WRITE, FI_UINT32, count)}, default flags; it returns once they are written.
    * One thread at a time (see the class comment).
    *
    * @param offset the first element's byte offset in the region, a multiple of 4
    * @param values the {@code count} new values, in native byte order
-   * @param count how many elements, 1 to {@value #MAX_VECTOR_BYTES} / 4
-   * @throws FiException {@code FI_EFAULT} when the element leaves the region, {@code FI_EINVAL}
-   *     when {@code offset} is misaligned, {{@code count}} is not positive or {{@code values}} is
-   *     too short, {{@code FI_EMSGSIZE}} when {{@code count}} is too large, {{@code FI_EACCES}}
-   *     when the region is not writable, and the errors every call may raise (see the class
-   *     comment)
+   * @param count how many elements, 1 to {@link #MAX_VECTOR_BYTES} / 4
+   * @throws FiException {@code FI_EFAULT} when the elements leave the region, {@code FI_EINVAL}
+   *     when {@code offset} is misaligned, {@code count} is below 1 or a segment is too short,
+   *     {@code FI_EMSGSIZE} when {@code count} is too large, {@code FI_EACCES} when the region is
+   *     not writable; and the errors of every call (see the class comment)
    */
   public void setInts(long offset, MemorySegment values, int count) {
-    calls.enter();
-    try {
-      check(
-          calls.many(
-              FiOp.ATOMIC_WRITE, FiDatatype.UINT32, values, null, count, address + offset, key),
-          "setInts",
-          offset);
-    } finally {
-      calls.exit();
-    }
+    many(FiOp.ATOMIC_WRITE, FiDatatype.UINT32, values, null, count, offset, "setInts");
   }
 
   // --- double ---
 
   /**
-   * Reads the double at {@code offset} atomically: {@code fi_fetch_atomic(FI_ATOMIC_READ,
-   * FI_DOUBLE, count 1)}, default flags. One thread at a time (see the class comment).
+   * Reads the double at {@code offset}: {@code fi_fetch_atomic(FI_ATOMIC_READ, FI_DOUBLE, count
+   * 1)}, default flags. One thread at a time (see the class comment).
    *
    * @param offset the element's byte offset in the region, a multiple of 8
    * @return the element
    * @throws FiException {@code FI_EFAULT} when the element leaves the region, {@code FI_EINVAL}
-   *     when {@code offset} is misaligned or the region is not readable ({{@code FI_EACCES}}), and
-   *     the errors every call may raise (see the class comment)
+   *     when {@code offset} is misaligned, {@code FI_EACCES} when the region is not readable; and
+   *     the errors of every call (see the class comment)
    */
   public double getDouble(long offset) {
     calls.enter();
     try {
-      check(
-          calls.one(AtomicFamily.FETCH, FiOp.ATOMIC_READ, FiDatatype.DOUBLE, address + offset, key),
-          "getDouble",
-          offset);
+      one(AtomicFamily.FETCH, FiOp.ATOMIC_READ, FiDatatype.DOUBLE, offset, "getDouble");
       return calls.result.get(JAVA_DOUBLE, 0);
     } finally {
       calls.exit();
@@ -542,24 +473,21 @@ public final class AtomicRegion implements AutoCloseable {
   }
 
   /**
-   * Writes the double at {@code offset} atomically: {@code fi_atomic(FI_ATOMIC_WRITE, FI_DOUBLE,
-   * count 1)}, default flags; it returns once the write is done at the target. One thread at a time
-   * (see the class comment).
+   * Writes the double at {@code offset}: {@code fi_atomic(FI_ATOMIC_WRITE, FI_DOUBLE, count 1)},
+   * default flags; it returns once the write is done at the target. One thread at a time (see the
+   * class comment).
    *
    * @param offset the element's byte offset in the region, a multiple of 8
    * @param value the new value
    * @throws FiException {@code FI_EFAULT} when the element leaves the region, {@code FI_EINVAL}
-   *     when {@code offset} is misaligned or the region is not writable ({{@code FI_EACCES}}), and
-   *     the errors every call may raise (see the class comment)
+   *     when {@code offset} is misaligned, {@code FI_EACCES} when the region is not writable; and
+   *     the errors of every call (see the class comment)
    */
   public void setDouble(long offset, double value) {
     calls.enter();
     try {
       calls.operand.set(JAVA_DOUBLE, 0, value);
-      check(
-          calls.one(AtomicFamily.BASE, FiOp.ATOMIC_WRITE, FiDatatype.DOUBLE, address + offset, key),
-          "setDouble",
-          offset);
+      one(AtomicFamily.BASE, FiOp.ATOMIC_WRITE, FiDatatype.DOUBLE, offset, "setDouble");
     } finally {
       calls.exit();
     }
@@ -573,18 +501,14 @@ public final class AtomicRegion implements AutoCloseable {
    * @param value the new value
    * @return the value before
    * @throws FiException {@code FI_EFAULT} when the element leaves the region, {@code FI_EINVAL}
-   *     when {@code offset} is misaligned or the region is not readable and writable ({{@code
-   *     FI_EACCES}}), and the errors every call may raise (see the class comment)
+   *     when {@code offset} is misaligned, {@code FI_EACCES} when the region is not readable and
+   *     writable; and the errors of every call (see the class comment)
    */
   public double getAndSetDouble(long offset, double value) {
     calls.enter();
     try {
       calls.operand.set(JAVA_DOUBLE, 0, value);
-      check(
-          calls.one(
-              AtomicFamily.FETCH, FiOp.ATOMIC_WRITE, FiDatatype.DOUBLE, address + offset, key),
-          "getAndSetDouble",
-          offset);
+      one(AtomicFamily.FETCH, FiOp.ATOMIC_WRITE, FiDatatype.DOUBLE, offset, "getAndSetDouble");
       return calls.result.get(JAVA_DOUBLE, 0);
     } finally {
       calls.exit();
@@ -593,24 +517,21 @@ public final class AtomicRegion implements AutoCloseable {
 
   /**
    * Adds {@code delta} to the double at {@code offset} (emulated: a compare-and-swap loop on the
-   * word, as {@code Domain.queryAtomic} reports): {@code fi_fetch_atomic(FI_SUM, FI_DOUBLE, count
-   * 1)}, default flags. One thread at a time (see the class comment).
+   * element): {@code fi_fetch_atomic(FI_SUM, FI_DOUBLE, count 1)}, default flags. One thread at a
+   * time (see the class comment).
    *
    * @param offset the element's byte offset in the region, a multiple of 8
    * @param delta what to add
    * @return the value before the add
    * @throws FiException {@code FI_EFAULT} when the element leaves the region, {@code FI_EINVAL}
-   *     when {@code offset} is misaligned or the region is not readable and writable ({{@code
-   *     FI_EACCES}}), and the errors every call may raise (see the class comment)
+   *     when {@code offset} is misaligned, {@code FI_EACCES} when the region is not readable and
+   *     writable; and the errors of every call (see the class comment)
    */
   public double fetchAddDouble(long offset, double delta) {
     calls.enter();
     try {
       calls.operand.set(JAVA_DOUBLE, 0, delta);
-      check(
-          calls.one(AtomicFamily.FETCH, FiOp.SUM, FiDatatype.DOUBLE, address + offset, key),
-          "fetchAddDouble",
-          offset);
+      one(AtomicFamily.FETCH, FiOp.SUM, FiDatatype.DOUBLE, offset, "fetchAddDouble");
       return calls.result.get(JAVA_DOUBLE, 0);
     } finally {
       calls.exit();
@@ -619,27 +540,24 @@ public final class AtomicRegion implements AutoCloseable {
 
   /**
    * Writes {@code desired} at {@code offset} if the double there is {@code expected}: {@code
-   * fi_compare_atomic(FI_CSWAP, FI_DOUBLE, count 1)}, default flags. The comparison is of the
-   * bytes: {@code -0.0} is not {@code 0.0}, and a NaN equals the same NaN bits. One thread at a
-   * time (see the class comment).
+   * fi_compare_atomic(FI_CSWAP, FI_DOUBLE, count 1)}, default flags. The bytes are compared: {@code
+   * -0.0} is not {@code 0.0}, a NaN matches its own bits. One thread at a time (see the class
+   * comment).
    *
    * @param offset the element's byte offset in the region, a multiple of 8
    * @param expected the value to find
    * @param desired the value to write when it is found
    * @return the witness: the value before, equal to {@code expected} exactly when it was swapped
    * @throws FiException {@code FI_EFAULT} when the element leaves the region, {@code FI_EINVAL}
-   *     when {@code offset} is misaligned or the region is not readable and writable ({{@code
-   *     FI_EACCES}}), and the errors every call may raise (see the class comment)
+   *     when {@code offset} is misaligned, {@code FI_EACCES} when the region is not readable and
+   *     writable; and the errors of every call (see the class comment)
    */
   public double compareAndSwapDouble(long offset, double expected, double desired) {
     calls.enter();
     try {
       calls.compare.set(JAVA_DOUBLE, 0, expected);
       calls.operand.set(JAVA_DOUBLE, 0, desired);
-      check(
-          calls.one(AtomicFamily.COMPARE, FiOp.CSWAP, FiDatatype.DOUBLE, address + offset, key),
-          "compareAndSwapDouble",
-          offset);
+      one(AtomicFamily.COMPARE, FiOp.CSWAP, FiDatatype.DOUBLE, offset, "compareAndSwapDouble");
       return calls.result.get(JAVA_DOUBLE, 0);
     } finally {
       calls.exit();
@@ -647,84 +565,57 @@ public final class AtomicRegion implements AutoCloseable {
   }
 
   /**
-   * Adds {@code count} doubles of {@code deltas} to the {@code count} elements from {@code offset},
-   * each atomically (emulated: a compare-and-swap loop on the word, as {@code Domain.queryAtomic}
-   * reports), and writes the values before into {@code previous}: {@code fi_fetch_atomic(FI_SUM,
-   * FI_DOUBLE, count)}, default flags. One thread at a time (see the class comment).
+   * Adds each of {@code count} doubles to an element from {@code offset} (emulated: a
+   * compare-and-swap loop on the element), the values before into {@code previous}: {@code
+   * fi_fetch_atomic(FI_SUM, FI_DOUBLE, count)}, default flags. One thread at a time (see the class
+   * comment).
    *
    * @param offset the first element's byte offset in the region, a multiple of 8
-   * @param deltas {@code count} doubles to add, in native byte order
+   * @param deltas the {@code count} doubles to add, in native byte order
    * @param previous receives the {@code count} values before: native memory, writable
-   * @param count how many elements, 1 to {@value #MAX_VECTOR_BYTES} / 8
-   * @throws FiException {@code FI_EFAULT} when the element leaves the region, {@code FI_EINVAL}
-   *     when {@code offset} is misaligned, {{@code count}} is not positive or a segment is too
-   *     short, {{@code FI_EMSGSIZE}} when {{@code count}} is too large, {{@code FI_EACCES}} when
-   *     the region is not readable and writable, and the errors every call may raise (see the class
-   *     comment)
+   * @param count how many elements, 1 to {@link #MAX_VECTOR_BYTES} / 8
+   * @throws FiException {@code FI_EFAULT} when the elements leave the region, {@code FI_EINVAL}
+   *     when {@code offset} is misaligned, {@code count} is below 1 or a segment is too short,
+   *     {@code FI_EMSGSIZE} when {@code count} is too large, {@code FI_EACCES} when the region is
+   *     not readable and writable; and the errors of every call (see the class comment)
    */
   public void fetchAddDoubles(
       long offset, MemorySegment deltas, MemorySegment previous, int count) {
-    calls.enter();
-    try {
-      check(
-          calls.many(FiOp.SUM, FiDatatype.DOUBLE, deltas, previous, count, address + offset, key),
-          "fetchAddDoubles",
-          offset);
-    } finally {
-      calls.exit();
-    }
+    many(FiOp.SUM, FiDatatype.DOUBLE, deltas, previous, count, offset, "fetchAddDoubles");
   }
 
   /**
-   * Reads the {@code count} doubles from {@code offset} into {@code into}, each atomically: {@code
+   * Reads {@code count} doubles from {@code offset} into {@code into}: {@code
    * fi_fetch_atomic(FI_ATOMIC_READ, FI_DOUBLE, count)}, default flags. One thread at a time (see
    * the class comment).
    *
    * @param offset the first element's byte offset in the region, a multiple of 8
    * @param into receives the {@code count} elements: native memory, writable
-   * @param count how many elements, 1 to {@value #MAX_VECTOR_BYTES} / 8
-   * @throws FiException {@code FI_EFAULT} when the element leaves the region, {@code FI_EINVAL}
-   *     when {@code offset} is misaligned, {{@code count}} is not positive or {{@code into}} is too
-   *     short, {{@code FI_EMSGSIZE}} when {{@code count}} is too large, {{@code FI_EACCES}} when
-   *     the region is not readable, and the errors every call may raise (see the class comment)
+   * @param count how many elements, 1 to {@link #MAX_VECTOR_BYTES} / 8
+   * @throws FiException {@code FI_EFAULT} when the elements leave the region, {@code FI_EINVAL}
+   *     when {@code offset} is misaligned, {@code count} is below 1 or a segment is too short,
+   *     {@code FI_EMSGSIZE} when {@code count} is too large, {@code FI_EACCES} when the region is
+   *     not readable; and the errors of every call (see the class comment)
    */
   public void getDoubles(long offset, MemorySegment into, int count) {
-    calls.enter();
-    try {
-      check(
-          calls.many(FiOp.ATOMIC_READ, FiDatatype.DOUBLE, null, into, count, address + offset, key),
-          "getDoubles",
-          offset);
-    } finally {
-      calls.exit();
-    }
+    many(FiOp.ATOMIC_READ, FiDatatype.DOUBLE, null, into, count, offset, "getDoubles");
   }
 
   /**
-   * Writes the {@code count} doubles of {@code values} from {@code offset}, each atomically: {@code
+   * Writes {@code count} doubles of {@code values} from {@code offset}: {@code
    * fi_atomic(FI_ATOMIC_WRITE, FI_DOUBLE, count)}, default flags; it returns once they are written.
    * One thread at a time (see the class comment).
    *
    * @param offset the first element's byte offset in the region, a multiple of 8
    * @param values the {@code count} new values, in native byte order
-   * @param count how many elements, 1 to {@value #MAX_VECTOR_BYTES} / 8
-   * @throws FiException {@code FI_EFAULT} when the element leaves the region, {@code FI_EINVAL}
-   *     when {@code offset} is misaligned, {{@code count}} is not positive or {{@code values}} is
-   *     too short, {{@code FI_EMSGSIZE}} when {{@code count}} is too large, {{@code FI_EACCES}}
-   *     when the region is not writable, and the errors every call may raise (see the class
-   *     comment)
+   * @param count how many elements, 1 to {@link #MAX_VECTOR_BYTES} / 8
+   * @throws FiException {@code FI_EFAULT} when the elements leave the region, {@code FI_EINVAL}
+   *     when {@code offset} is misaligned, {@code count} is below 1 or a segment is too short,
+   *     {@code FI_EMSGSIZE} when {@code count} is too large, {@code FI_EACCES} when the region is
+   *     not writable; and the errors of every call (see the class comment)
    */
   public void setDoubles(long offset, MemorySegment values, int count) {
-    calls.enter();
-    try {
-      check(
-          calls.many(
-              FiOp.ATOMIC_WRITE, FiDatatype.DOUBLE, values, null, count, address + offset, key),
-          "setDoubles",
-          offset);
-    } finally {
-      calls.exit();
-    }
+    many(FiOp.ATOMIC_WRITE, FiDatatype.DOUBLE, values, null, count, offset, "setDoubles");
   }
 
   /** Closes the region's endpoint and completion queue, after a call another thread is inside. */

@@ -44,6 +44,30 @@ class AtomicRegionTest {
             new DomainAttr(transport, DomainAttr.Progress.AUTO, false, Map.of())));
   }
 
+  /** docs/api.md's example, line for line. */
+  @Test
+  void theDocsExampleTakesATicketAndSwapsAWord() {
+    try (Server server = serve("shm")) {
+      String hostPort = "127.0.0.1:" + server.port();
+      // --- docs/api.md begins
+      try (Connection c = Fabric.connect(hostPort, DomainAttr.defaults());
+          AtomicRegion cells = c.openAtomicRegion("cells")) {
+        long ticket = cells.fetchAddLong(0, 1); // the counter at byte 0 before the add
+        long witness = cells.compareAndSwapLong(8, 0, 42); // 0: it held 0, now it holds 42
+        cells.setDouble(16, 1.5);
+        double before = cells.fetchAddDouble(16, 0.25); // 1.5; 1.75 after
+        // --- docs/api.md ends
+        assertEquals(0, ticket);
+        assertEquals(0, witness);
+        assertEquals(1.5, before);
+        MemorySegment target = server.memory("cells");
+        assertEquals(1, target.get(JAVA_LONG, 0));
+        assertEquals(42, target.get(JAVA_LONG, 8));
+        assertEquals(1.75, target.get(JAVA_DOUBLE, 16));
+      }
+    }
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"shm", "tcp"})
   void longCallsGiveExactValues(String transport) {
