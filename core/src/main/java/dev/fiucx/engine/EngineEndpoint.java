@@ -845,7 +845,7 @@ final class EngineEndpoint implements Endpoint, InCallAtomics {
       rc =
           postOneElement(
               family, op, datatype, operand, compare, result, destAddr, addr, key, null, IN_CALL);
-      // a cell that is not carried out: what fi_atomic's checks say of it
+      // a cell that is not carried out (the typed layer asks for none): fi_atomic's refusal
       return counts.refused(rc == NOT_ONE_ELEMENT ? -FiErrno.EOPNOTSUPP : rc);
     } catch (RuntimeException e) {
       return thrown(e);
