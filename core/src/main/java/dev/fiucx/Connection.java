@@ -190,6 +190,28 @@ public final class Connection implements AutoCloseable {
   }
 
   /**
+   * The served region {@code name} with typed, blocking atomics ({@link AtomicRegion}): an endpoint
+   * and completion queue of its own, for one thread at a time. Safe to call from several threads at
+   * once.
+   *
+   * @param name the region's name at the server
+   * @return the region, open
+   * @throws FiException {@code FI_ENOENT} when the peer serves no region of that name, {@code
+   *     FI_EOPBADSTATE} once the connection is closed
+   */
+  public AtomicRegion openAtomicRegion(String name) {
+    PeerRegion r = region(name);
+    // one call is in flight at a time: a few entries are room enough
+    ConnectedEndpoint ep = openEndpoint(4);
+    try {
+      return AtomicRegion.over(ep, r);
+    } catch (RuntimeException e) {
+      ep.close();
+      throw e;
+    }
+  }
+
+  /**
    * Closes the domain (every endpoint and queue handed out with it) and says BYE to the server.
    * Closing twice does nothing.
    */

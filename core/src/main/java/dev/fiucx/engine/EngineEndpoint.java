@@ -47,7 +47,7 @@ import java.lang.ref.Reference;
  * element walks, the last-region cache and the poster's side of the completion bookkeeping are one
  * thread's. Completions may be written by the domain's progress thread.
  */
-final class EngineEndpoint implements Endpoint {
+final class EngineEndpoint implements Endpoint, InCallAtomics {
   private static final int IN_FLIGHT = 4096;
   private static final long FENCE_TIMEOUT_NANOS = 30_000_000_000L;
 
@@ -815,10 +815,44 @@ final class EngineEndpoint implements Endpoint {
   }
 
   /** What {@link #postOneElement} returns for a cell that is not carried out: the general path. */
-  private static final int NOT_ONE_ELEMENT = 1;
+  private static final int NOT_ONE_ELEMENT = 2;
 
   /** What {@link #postOnRoute} returns when the call must take {@link #postOne}. */
-  private static final int OFF_ROUTE = 2;
+  private static final int OFF_ROUTE = 3;
+
+  /**
+   * Not a libfabric flag: the {@code flags} of {@link #postInCall}, which wants a completion entry
+   * only for an element that is not done in the call ({@link #DONE_IN_CALL} then says it was).
+   */
+  private static final long IN_CALL = 1L << 62;
+
+  @Override
+  public int postInCall(
+      AtomicFamily family,
+      FiOp op,
+      FiDatatype datatype,
+      MemorySegment operand,
+      MemorySegment compare,
+      MemorySegment result,
+      long destAddr,
+      long addr,
+      long key) {
+    int rc = guard.enter();
+    if (rc < 0) {
+      return rc;
+    }
+    try {
+      rc =
+          postOneElement(
+              family, op, datatype, operand, compare, result, destAddr, addr, key, null, IN_CALL);
+      // a cell that is not carried out (the typed layer asks for none): fi_atomic's refusal
+      return counts.refused(rc == NOT_ONE_ELEMENT ? -FiErrno.EOPNOTSUPP : rc);
+    } catch (RuntimeException e) {
+      return thrown(e);
+    } finally {
+      guard.exit();
+    }
+  }
 
   /** Where the last one-element native call on a mapped region went. */
   private final MappedRoute route = new MappedRoute();
@@ -910,7 +944,7 @@ final class EngineEndpoint implements Endpoint {
     }
     doneAtOnce(r.countIndex, start, wantCompletion, context, r.cqFlags, r.fetches);
     Reference.reachabilityFence(result);
-    return 0;
+    return flags == IN_CALL ? DONE_IN_CALL : 0;
   }
 
   /**
@@ -1011,16 +1045,30 @@ final class EngineEndpoint implements Endpoint {
         return lockError;
       }
     }
-    // the plain calls' default flags ask for a completion unless the CQ was bound selective
-    boolean wantCompletion = flags == 0 && !selective;
+    // the plain calls' default flags ask for a completion unless the CQ was bound selective; an
+    // in-call element reserves one in case it goes pending
+    boolean inCall = flags == IN_CALL;
+    boolean wantCompletion = inCall || flags == 0 && !selective;
     if (wantCompletion && cq == null) {
       return -FiErrno.ENOCQ;
     }
     if (wantCompletion && !cq.reserve()) {
       return -FiErrno.EAGAIN;
     }
-    rc = startOne(cell, peer, region, offset, locks, buf, compare, result, context, wantCompletion);
-    if (rc == 0 && peer.mapped(region) != null) {
+    rc =
+        startOne(
+            cell,
+            peer,
+            region,
+            offset,
+            locks,
+            buf,
+            compare,
+            result,
+            context,
+            wantCompletion,
+            inCall);
+    if (rc >= 0 && peer.mapped(region) != null) {
       route.remember(cell, destAddr, key, peers, peer, region, locks);
     }
     // an element done at once wrote its result during the post: the buffer stays reachable until
@@ -1065,7 +1113,8 @@ final class EngineEndpoint implements Endpoint {
 
   /**
    * Starts the checked element, its completion reserved when {@code wantCompletion}, and reports
-   * it: at once when it is done, else through the slot it then opens.
+   * it: at once when it is done, else through the slot it then opens. An {@code inCall} element
+   * done at once gives its reservation back and returns {@link #DONE_IN_CALL} instead.
    */
   private int startOne(
       AtomicCell cell,
@@ -1077,7 +1126,8 @@ final class EngineEndpoint implements Endpoint {
       MemorySegment compare,
       MemorySegment result,
       Object context,
-      boolean wantCompletion) {
+      boolean wantCompletion,
+      boolean inCall) {
     boolean reads = cell.family() != AtomicFamily.BASE;
     // the slot is opened only when the element goes pending (openAt copes with a completion that
     // came first on another thread); an element done at once writes its completion here and never
@@ -1122,14 +1172,17 @@ final class EngineEndpoint implements Endpoint {
       domain.wakeProgress();
       return 0;
     }
+    if (inCall) {
+      cq.release();
+    }
     doneAtOnce(
         OperationCounts.index(cell.family(), cell.op(), cell.datatype()),
         start,
-        wantCompletion,
+        wantCompletion && !inCall,
         context,
         cqFlags,
         reads);
-    return 0;
+    return inCall ? DONE_IN_CALL : 0;
   }
 
   /** Why {@link #lockRegion} returned null. */

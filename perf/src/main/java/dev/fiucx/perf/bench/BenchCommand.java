@@ -137,6 +137,15 @@ public final class BenchCommand implements Callable<Integer> {
               + " in an endpoint is refused) or safe (FI_THREAD_SAFE)")
   String threading;
 
+  @Option(
+      names = "--api",
+      paramLabel = "mirror|typed",
+      defaultValue = "mirror",
+      description =
+          "whose calls: mirror (Endpoint's fi_atomic calls and a CQ read) or typed (AtomicRegion's"
+              + " blocking calls, one in flight) (default ${DEFAULT-VALUE})")
+  String api;
+
   @Option(names = "--server", description = "be the target: serve one client, then exit")
   boolean server;
 
@@ -424,20 +433,33 @@ public final class BenchCommand implements Callable<Integer> {
     if (transport.isBlank()) {
       throw new BenchUsageException("--transport is empty");
     }
-    return new BenchConfig(
-        family,
-        op,
-        datatype,
-        count,
-        window,
-        iterations,
-        warmup,
-        threads,
-        transport.trim(),
-        p,
-        duration,
-        direct,
-        model);
+    BenchConfig.Api apiChoice =
+        switch (api.trim().toLowerCase(Locale.ROOT)) {
+          case "mirror" -> BenchConfig.Api.MIRROR;
+          case "typed" -> BenchConfig.Api.TYPED;
+          default -> throw new BenchUsageException("--api is mirror or typed, not '" + api + "'");
+        };
+    BenchConfig cfg =
+        new BenchConfig(
+            family,
+            op,
+            datatype,
+            count,
+            window,
+            iterations,
+            warmup,
+            threads,
+            transport.trim(),
+            p,
+            duration,
+            direct,
+            model,
+            apiChoice);
+    String unsupported = apiChoice == BenchConfig.Api.TYPED ? TypedCall.unsupported(cfg) : null;
+    if (unsupported != null) {
+      throw new BenchUsageException(unsupported);
+    }
+    return cfg;
   }
 
   private BenchOutputs outputs(BenchConfig cfg) {

@@ -19,6 +19,7 @@ import java.util.Map;
  * @param transport {@code shm}, {@code tcp} or a UCX_TLS list, as the domain takes it
  * @param directPath {@code "on"}, {@code "off"}, or null to leave the provider's default
  * @param threading the domain's threading model, or null for the default ({@code endpoint})
+ * @param api the calls the loop makes: the fi_atomic mirror's, or the typed layer's
  */
 record BenchConfig(
     AtomicFamily family,
@@ -33,7 +34,16 @@ record BenchConfig(
     DomainAttr.Progress progress,
     Duration duration,
     String directPath,
-    DomainAttr.Threading threading) {
+    DomainAttr.Threading threading,
+    Api api) {
+
+  /** Whose calls a run makes ({@code --api}). */
+  enum Api {
+    /** The fi_atomic(3) mirror: {@code Endpoint}'s calls and a completion queue read. */
+    MIRROR,
+    /** The typed layer: {@code AtomicRegion}'s blocking calls. */
+    TYPED
+  }
 
   /** The domain option that turns the mapped direct path on or off. */
   static final String DIRECT_PATH_OPTION = DomainAttr.DIRECT_PATH_OPTION;
@@ -53,7 +63,8 @@ record BenchConfig(
         progress,
         duration,
         directPath,
-        threading);
+        threading,
+        api);
   }
 
   /** The same run over another transport (a serve's, when none was asked for). */
@@ -71,7 +82,8 @@ record BenchConfig(
         progress,
         duration,
         directPath,
-        threading);
+        threading,
+        api);
   }
 
   /** The initiator's domain attributes: transport, progress, and the options that were set. */

@@ -1,13 +1,16 @@
 package dev.fiucx.perf.bench;
 
 import dev.fiucx.AddressVector;
+import dev.fiucx.AtomicRegion;
 import dev.fiucx.CompletionQueue;
+import dev.fiucx.ConnectedEndpoint;
 import dev.fiucx.Domain;
 import dev.fiucx.DomainAttr;
 import dev.fiucx.Endpoint;
 import dev.fiucx.Fabric;
 import dev.fiucx.FiErrno;
 import dev.fiucx.FiFlags;
+import dev.fiucx.PeerRegion;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.foreign.Arena;
@@ -34,6 +37,9 @@ final class BenchInitiator implements AutoCloseable {
   private final List<AddressVector> vectors = new ArrayList<>();
   private final int[] domainOf;
 
+  /** Each thread's typed layer over its endpoint ({@code --api typed}), made at its first run. */
+  private final AtomicRegion[] typed;
+
   /**
    * Call buffers live as long as the domains: a progress thread writes fetched values into them,
    * and a run that stops on an error may leave calls in flight.
@@ -58,6 +64,7 @@ final class BenchInitiator implements AutoCloseable {
     queues = new CompletionQueue[threads];
     peers = new long[threads];
     domainOf = new int[threads];
+    typed = new AtomicRegion[threads];
     // automatic progress shares one domain among the threads, unless the application promised
     // to serialize every call of a domain (threading=domain): then each thread has its own
     boolean shared =
@@ -261,6 +268,9 @@ final class BenchInitiator implements AutoCloseable {
       if (keepFetched) {
         poster.keepFetched((int) (cfg.warmup() + cfg.iterations()));
       }
+      if (cfg.api() == BenchConfig.Api.TYPED) {
+        poster.useTyped(typedRegion(thread, key));
+      }
       loop = new MeasuringLoop(poster, queues[thread], cfg.window(), counter);
       rc = loop.run(cfg.warmup(), 0, false);
       warmedUp = loop.completed();
@@ -278,8 +288,31 @@ final class BenchInitiator implements AutoCloseable {
     }
   }
 
+  /**
+   * Thread {@code thread}'s typed layer over its endpoint and queue, on the target's region of
+   * {@code key}; made once, as the endpoint is, and reused by later runs.
+   */
+  private AtomicRegion typedRegion(int thread, long key) {
+    AtomicRegion r = typed[thread];
+    if (r == null || r.region().key() != key) {
+      r =
+          AtomicRegion.over(
+              new ConnectedEndpoint(endpoints[thread], queues[thread], peers[thread]),
+              new PeerRegion("bench", 0, key, base.regionBytes(), RW));
+      typed[thread] = r;
+    }
+    return r;
+  }
+
+  private static final long RW = FiFlags.REMOTE_READ | FiFlags.REMOTE_WRITE;
+
   @Override
   public void close() {
+    for (AtomicRegion r : typed) {
+      if (r != null) {
+        r.close();
+      }
+    }
     for (Endpoint ep : endpoints) {
       if (ep != null) {
         ep.close();

@@ -19,6 +19,7 @@ final class CallPoster {
   private final FiOp op;
   private final FiDatatype datatype;
   private final long count;
+  private final BenchConfig cfg;
   private final long peer;
   private final long addr;
   private final long key;
@@ -26,6 +27,9 @@ final class CallPoster {
   private final MemorySegment compare;
   private final MemorySegment[] results;
   private final OneCall oneCall;
+
+  /** The same call through the typed layer ({@code --api typed}), or null. */
+  private TypedCall typed;
 
   /** Every fetched value in completion order (raw bits), or null when not asked to keep them. */
   private long[] fetched;
@@ -42,6 +46,7 @@ final class CallPoster {
     this.op = cfg.op();
     this.datatype = cfg.datatype();
     this.count = cfg.count();
+    this.cfg = cfg;
     this.peer = peer;
     this.addr = addr;
     this.key = key;
@@ -84,6 +89,26 @@ final class CallPoster {
   /** The values kept so far, in completion order. */
   long[] fetched() {
     return fetched == null ? null : java.util.Arrays.copyOf(fetched, fetchedCount);
+  }
+
+  /**
+   * From now on the call goes through the typed layer: {@code region}'s method for this cell, on
+   * this poster's elements, operands and first result buffer.
+   */
+  void useTyped(dev.fiucx.AtomicRegion region) {
+    typed = TypedCall.of(region, cfg, addr, operand, results[0]);
+  }
+
+  /** The typed call, or null when the calls are the mirror's. */
+  TypedCall typed() {
+    return typed;
+  }
+
+  /** A typed call completed having fetched {@code bits}: keep them, when asked to. */
+  void completedWith(long bits) {
+    if (fetched != null && fetchedCount < fetched.length) {
+      fetched[fetchedCount++] = bits;
+    }
   }
 
   /** The call in window slot {@code slot} completed: keep what it fetched, when asked to. */

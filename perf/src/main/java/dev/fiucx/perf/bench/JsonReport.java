@@ -88,6 +88,7 @@ final class JsonReport {
     }
     in.put("direct_path", cfg.directPath());
     in.put("threading", cfg.domainAttr().threading().name().toLowerCase(Locale.ROOT));
+    in.put("api", cfg.api().name().toLowerCase(Locale.ROOT));
     in.put("target", facts.target());
     in.put("target_started_by_bench", facts.targetStarted());
     in.put("target_serve_region", facts.servedRegion());

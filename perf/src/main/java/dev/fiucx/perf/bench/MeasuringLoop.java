@@ -4,6 +4,7 @@ import dev.fiucx.CompletionQueue;
 import dev.fiucx.CqEntry;
 import dev.fiucx.CqErrEntry;
 import dev.fiucx.FiErrno;
+import dev.fiucx.FiException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.HdrHistogram.Histogram;
 
@@ -79,6 +80,10 @@ final class MeasuringLoop {
    * @return 0, or the negative fi_errno of the first call or completion that failed
    */
   int run(long calls, long durationNanos, boolean record) {
+    TypedCall typed = poster.typed();
+    if (typed != null) {
+      return runTyped(typed, calls, durationNanos, record);
+    }
     return window == 1
         ? runOneInFlight(calls, durationNanos, record)
         : runWindow(calls, durationNanos, record);
@@ -137,6 +142,44 @@ final class MeasuringLoop {
           break;
         }
       }
+    }
+    return finish(0, start, done);
+  }
+
+  /**
+   * {@link #runOneInFlight} through the typed layer: each call returns when it is done, so the loop
+   * only counts, keeps and records. A failed call throws; its errno ends the run as a mirror call's
+   * would.
+   */
+  private int runTyped(TypedCall typed, long calls, long durationNanos, boolean record) {
+    boolean timed = durationNanos != 0;
+    long done = 0;
+    long start = System.nanoTime();
+    long deadlineNanos = start + durationNanos;
+    long last = start;
+    long untilLook = CLOCK_EVERY;
+    try {
+      while (timed || done < calls) {
+        poster.completedWith(typed.call());
+        if ((++done & 63) == 0) {
+          completedSoFar.lazySet(done);
+        }
+        if (record) {
+          long now = System.nanoTime();
+          histogram.recordValue(Math.min(now - last, HIGHEST_NANOS));
+          last = now;
+          if (timed && now - deadlineNanos >= 0) {
+            break;
+          }
+        } else if (timed && --untilLook <= 0) {
+          untilLook = CLOCK_EVERY;
+          if (System.nanoTime() - deadlineNanos >= 0) {
+            break;
+          }
+        }
+      }
+    } catch (FiException e) {
+      return finish(-e.errno(), start, done);
     }
     return finish(0, start, done);
   }

@@ -97,7 +97,8 @@ class BenchPartsTest {
             DomainAttr.Progress.AUTO,
             null,
             null,
-            null);
+            null,
+            BenchConfig.Api.MIRROR);
     byte[] region = new byte[(int) cfg.regionBytes()];
     region[0] = 5;
     region[4] = 5;

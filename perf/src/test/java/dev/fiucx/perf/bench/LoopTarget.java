@@ -49,7 +49,8 @@ final class LoopTarget implements AutoCloseable {
             DomainAttr.Progress.MANUAL,
             null,
             null,
-            threading);
+            threading,
+            BenchConfig.Api.MIRROR);
     target =
         Fabric.openDomain(
             "ucx", new DomainAttr(transport, DomainAttr.Progress.AUTO, false, Map.of()));

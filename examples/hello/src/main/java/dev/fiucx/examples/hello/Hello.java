@@ -2,28 +2,22 @@ package dev.fiucx.examples.hello;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
-import dev.fiucx.ConnectedEndpoint;
+import dev.fiucx.AtomicRegion;
 import dev.fiucx.Connection;
-import dev.fiucx.CqEntry;
-import dev.fiucx.CqErrEntry;
 import dev.fiucx.DomainAttr;
-import dev.fiucx.Endpoint;
 import dev.fiucx.Fabric;
-import dev.fiucx.FiDatatype;
 import dev.fiucx.FiErrno;
 import dev.fiucx.FiException;
-import dev.fiucx.FiOp;
-import dev.fiucx.Ioc;
-import dev.fiucx.PeerRegion;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 
 /**
- * Three remote atomics on a region of a running {@code fiucx serve}, through fiucx's public API
- * only: a fetch-add, a compare-swap and a vector sum on {@code FI_UINT64} words. Each word is first
- * set with {@code FI_ATOMIC_WRITE}, so the expected values are exact whatever the region held
- * before, and read back with {@code FI_ATOMIC_READ}.
+ * Three remote atomics on a region of a running {@code fiucx serve}, through fiucx's typed layer
+ * ({@link AtomicRegion}): a fetch-add, a compare-swap and a vector fetch-add on {@code FI_UINT64}
+ * words. The words are first set with one {@code FI_ATOMIC_WRITE}, so the expected values are exact
+ * whatever the region held before, and read back with one {@code FI_ATOMIC_READ}. Each call blocks
+ * until it is done and throws {@link FiException} when it fails.
  *
  * <p>{@code java --enable-native-access=ALL-UNNAMED -cp ... dev.fiucx.examples.hello.Hello
  * HOST:PORT [REGION]}: exit status 0 when every value is the expected one, 1 when one is not or a
@@ -33,17 +27,11 @@ public final class Hello {
   /** The words the three calls use, from the region's byte 0. */
   static final int WORDS = 6;
 
-  /** How long one call may take to complete. */
-  static final long COMPLETION_TIMEOUT_MILLIS = 10_000;
-
-  private final ConnectedEndpoint ep;
-  private final PeerRegion region;
+  private final AtomicRegion cells;
   private final Arena arena;
-  private final CqEntry[] entries = {new CqEntry()};
 
-  Hello(ConnectedEndpoint ep, PeerRegion region, Arena arena) {
-    this.ep = ep;
-    this.region = region;
+  Hello(AtomicRegion cells, Arena arena) {
+    this.cells = cells;
     this.arena = arena;
   }
 
@@ -55,14 +43,14 @@ public final class Hello {
     String target = args[0];
     String regionName = args.length == 2 ? args[1] : "hello";
     boolean right;
-    // one connection per JVM; each thread takes an endpoint of its own (here: one thread)
+    // one connection per JVM; each thread opens a region of its own (here: one thread)
     try (Connection c = Fabric.connect(target, DomainAttr.defaults());
-        ConnectedEndpoint ep = c.openEndpoint(16);
+        AtomicRegion cells = c.openAtomicRegion(regionName);
         Arena arena = Arena.ofConfined()) {
-      PeerRegion region = c.region(regionName);
-      if (region.length() < WORDS * 8L) {
+      if (cells.region().length() < WORDS * 8L) {
         throw new FiException(
-            FiErrno.EINVAL, "region " + regionName + " has " + region.length() + " bytes, not 48");
+            FiErrno.EINVAL,
+            "region " + regionName + " has " + cells.region().length() + " bytes, not 48");
       }
       System.out.println(
           "hello: fiucx "
@@ -71,7 +59,7 @@ public final class Hello {
               + target
               + ", region "
               + regionName);
-      right = new Hello(ep, region, arena).run();
+      right = new Hello(cells, arena).run();
     } catch (FiException e) {
       System.err.println("hello: " + e.getMessage());
       System.exit(1);
@@ -82,51 +70,26 @@ public final class Hello {
 
   /** The three calls; true when every value they fetched and left is the expected one. */
   boolean run() {
-    Endpoint e = ep.endpoint();
-    long peer = ep.peer();
-    long key = region.key();
-    long base = region.address();
-    write(base, 40, 7, 1, 2, 3, 4);
+    cells.setLongs(0, words(40, 7, 1, 2, 3, 4), WORDS);
 
     // fetch-add: word 0 holds 40, add 2, fetch what it held
-    MemorySegment fetched = arena.allocate(JAVA_LONG);
-    await(
-        e.fetchAtomic(
-            words(2), 1, null, fetched, null, peer, base, key, FiDatatype.UINT64, FiOp.SUM, null),
-        "fetch-add");
-    boolean right = check("fetch-add 2", fetched.get(JAVA_LONG, 0), 40);
+    boolean right = check("fetch-add 2", cells.fetchAddLong(0, 2), 40);
 
     // compare-swap: word 1 holds 7; compare with 7, swap in 99, fetch what it held
-    await(
-        e.compareAtomic(
-            words(99),
-            1,
-            null,
-            words(7),
-            null,
-            fetched,
-            null,
-            peer,
-            base + 8,
-            key,
-            FiDatatype.UINT64,
-            FiOp.CSWAP,
-            null),
-        "compare-swap");
-    right &= check("compare-swap 7 -> 99", fetched.get(JAVA_LONG, 0), 7);
+    right &= check("compare-swap 7 -> 99", cells.compareAndSwapLong(8, 7, 99), 7);
 
-    // vector sum: words 2..5 hold 1, 2, 3, 4; add two iov entries laid end to end, {10, 20} and
-    // {30, 40}, in one call
-    Ioc[] iov = {new Ioc(words(10, 20), 2), new Ioc(words(30, 40), 2)};
-    await(
-        e.atomicv(iov, null, 2, peer, base + 16, key, FiDatatype.UINT64, FiOp.SUM, null),
-        "vector sum");
+    // vector fetch-add: words 2..5 hold 1, 2, 3, 4; add 10, 20, 30, 40 in one call
+    MemorySegment before = arena.allocate(JAVA_LONG, 4);
+    cells.fetchAddLongs(16, words(10, 20, 30, 40), before, 4);
+    for (int i = 0; i < 4; i++) {
+      right &= check("vector fetch-add, word " + (2 + i), before.getAtIndex(JAVA_LONG, i), i + 1);
+    }
 
-    long[] now = read(base);
+    long[] now = read();
     right &= check("after fetch-add", now[0], 42);
     right &= check("after compare-swap", now[1], 99);
     for (int i = 0; i < 4; i++) {
-      right &= check("after vector sum, word " + (2 + i), now[2 + i], 11L * (i + 1));
+      right &= check("after vector fetch-add, word " + (2 + i), now[2 + i], 11L * (i + 1));
     }
     System.out.println(right ? "hello: every value right" : "hello: WRONG values (see above)");
     return right;
@@ -143,43 +106,10 @@ public final class Hello {
     return right;
   }
 
-  /** Sets the region's first words, one {@code FI_ATOMIC_WRITE} per word. */
-  private void write(long base, long... values) {
-    for (int i = 0; i < values.length; i++) {
-      await(
-          ep.endpoint()
-              .atomic(
-                  words(values[i]),
-                  1,
-                  null,
-                  ep.peer(),
-                  base + 8L * i,
-                  region.key(),
-                  FiDatatype.UINT64,
-                  FiOp.ATOMIC_WRITE,
-                  null),
-          "write of word " + i);
-    }
-  }
-
   /** The region's first {@link #WORDS} words, read with one {@code FI_ATOMIC_READ}. */
-  private long[] read(long base) {
+  private long[] read() {
     MemorySegment result = arena.allocate(JAVA_LONG, WORDS);
-    await(
-        ep.endpoint()
-            .fetchAtomic(
-                null,
-                WORDS,
-                null,
-                result,
-                null,
-                ep.peer(),
-                base,
-                region.key(),
-                FiDatatype.UINT64,
-                FiOp.ATOMIC_READ,
-                null),
-        "read");
+    cells.getLongs(0, result, WORDS);
     long[] words = result.toArray(JAVA_LONG);
     System.out.println("  read back: " + Arrays.toString(words));
     return words;
@@ -187,23 +117,5 @@ public final class Hello {
 
   private MemorySegment words(long... values) {
     return arena.allocateFrom(JAVA_LONG, values);
-  }
-
-  /** Waits for the completion of a call that returned {@code rc}; throws when it failed. */
-  private void await(int rc, String what) {
-    if (rc < 0) {
-      throw new FiException(rc, what + " returned " + rc);
-    }
-    int n = ep.cq().sread(entries, 1, COMPLETION_TIMEOUT_MILLIS);
-    if (n == -FiErrno.EAVAIL) {
-      CqErrEntry error = new CqErrEntry();
-      ep.cq().readErr(error);
-      throw new FiException(-error.err, what + " ended in error: " + error);
-    }
-    if (n != 1) {
-      throw new FiException(
-          n < 0 ? n : -FiErrno.ETIMEDOUT,
-          what + ": no completion within " + COMPLETION_TIMEOUT_MILLIS + " ms");
-    }
   }
 }

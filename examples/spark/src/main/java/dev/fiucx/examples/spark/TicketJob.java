@@ -1,20 +1,14 @@
 package dev.fiucx.examples.spark;
 
+import dev.fiucx.AtomicRegion;
 import dev.fiucx.ConnectedEndpoint;
 import dev.fiucx.Connection;
-import dev.fiucx.CqEntry;
-import dev.fiucx.CqErrEntry;
 import dev.fiucx.Fabric;
-import dev.fiucx.FiDatatype;
 import dev.fiucx.FiErrno;
 import dev.fiucx.FiException;
 import dev.fiucx.FiFlags;
-import dev.fiucx.FiOp;
 import dev.fiucx.PeerRegion;
 import java.io.PrintStream;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -43,9 +37,6 @@ import org.apache.spark.api.java.JavaSparkContext;
 public final class TicketJob {
   /** The region {@code fiucx serve --region tickets:8} serves. */
   public static final String DEFAULT_REGION = "tickets";
-
-  /** How long the driver waits for its own reads of the counter. */
-  private static final long READ_TIMEOUT_MILLIS = 10_000;
 
   private TicketJob() {}
 
@@ -212,43 +203,13 @@ public final class TicketJob {
     return region;
   }
 
-  /** The counter's value, by a fetching {@code FI_ATOMIC_READ}. */
+  /**
+   * The counter's value, by the typed layer's {@code getLong}: one fetching {@code FI_ATOMIC_READ}
+   * of the {@code FI_UINT64} at the region's byte 0, done when it returns.
+   */
   static long readCounter(Connection connection, PeerRegion counter) {
-    try (ConnectedEndpoint ep = connection.openEndpoint(1)) {
-      // an automatic arena: the result stays alive while the transport may still write it, even
-      // after a read that timed out
-      MemorySegment result = Arena.ofAuto().allocate(ValueLayout.JAVA_LONG);
-      int rc =
-          ep.endpoint()
-              .fetchAtomic(
-                  null,
-                  1,
-                  null,
-                  result,
-                  null,
-                  ep.peer(),
-                  counter.address(),
-                  counter.key(),
-                  FiDatatype.UINT64,
-                  FiOp.ATOMIC_READ,
-                  null);
-      if (rc < 0) {
-        throw new FiException(rc, "reading the counter " + counter + " of " + connection.target());
-      }
-      CqEntry[] done = {new CqEntry()};
-      int n = ep.cq().sread(done, 1, READ_TIMEOUT_MILLIS);
-      if (n == -FiErrno.EAVAIL) {
-        CqErrEntry error = new CqErrEntry();
-        ep.cq().readErr(error);
-        throw new FiException(
-            error.err, "reading the counter of " + connection.target() + ": " + error);
-      }
-      if (n != 1) {
-        throw new FiException(
-            n < 0 ? n : -FiErrno.EIO,
-            "reading the counter of " + connection.target() + ": no completion");
-      }
-      return result.get(ValueLayout.JAVA_LONG, 0);
+    try (AtomicRegion region = connection.openAtomicRegion(counter.name())) {
+      return region.getLong(0);
     }
   }
 
