@@ -176,7 +176,11 @@ public final class PerftestRunner {
 
   /** Whether {@code executable}'s usage lists {@code -P <0|1>}, its MPI mode switch. */
   static boolean hasMpiMode(Path executable) throws IOException {
-    Process p = new ProcessBuilder(executable.toString(), "-h").redirectErrorStream(true).start();
+    ProcessBuilder b = new ProcessBuilder(executable.toString(), "-h").redirectErrorStream(true);
+    // an MPI-built one starts its MPI even for -h, and Open MPI's shared-memory transport would
+    // leave a 16 MiB sm_segment file in /dev/shm behind (seen once per bench run on trixie)
+    b.environment().put("OMPI_MCA_btl", "self");
+    Process p = b.start();
     try (BufferedReader r =
         new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
       boolean found = r.lines().anyMatch(l -> l.trim().startsWith("-P <0|1>"));
