@@ -145,22 +145,13 @@ public final class BootstrapClient implements AutoCloseable {
         throw new BootstrapException(
             Refusal.UNAUTHORIZED, "the serve asks for a shared secret and none was given");
       }
-      byte[] targetNonce = SecretProof.decodeChallenge(f.payload());
-      byte[] ownNonce = SecretProof.nonce();
-      Frames.write(
-          out,
-          Frames.ANSWER,
-          SecretProof.encodeAnswer(ownNonce, SecretProof.initiator(secret, targetNonce, ownNonce)));
+      SecretProof.Answer answer = SecretProof.answer(secret, f.payload());
+      Frames.write(out, Frames.ANSWER, answer.payload());
       f = next(in, target);
       if (f.type() != Frames.PROOF) {
         throw unexpected(f, "PROOF");
       }
-      byte[] expected = SecretProof.target(secret, targetNonce, ownNonce);
-      if (!SecretProof.same(expected, SecretProof.decodeProof(f.payload()))) {
-        throw new BootstrapException(
-            Refusal.UNAUTHORIZED,
-            "the serve did not prove it knows the shared secret: not the serve meant");
-      }
+      answer.checkProof(f.payload(), "serve");
       f = next(in, target);
     } else if (secret != null && f.type() == Frames.WELCOME) {
       throw new BootstrapException(

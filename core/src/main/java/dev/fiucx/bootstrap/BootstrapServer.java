@@ -341,9 +341,9 @@ public final class BootstrapServer implements AutoCloseable {
      * timeout.
      */
     private void authenticate(DataInputStream in) throws IOException {
-      byte[] nonce = SecretProof.nonce();
+      byte[] challenge = SecretProof.challenge();
       synchronized (this) {
-        Frames.write(out, Frames.CHALLENGE, nonce);
+        Frames.write(out, Frames.CHALLENGE, challenge);
       }
       Frame answer = readFrame(in, "ANSWER");
       if (answer == null) {
@@ -353,13 +353,9 @@ public final class BootstrapServer implements AutoCloseable {
       if (answer.type() != Frames.ANSWER) {
         throw unexpected(answer, "ANSWER");
       }
-      byte[][] a = SecretProof.decodeAnswer(answer.payload());
-      if (!SecretProof.same(SecretProof.initiator(secret, nonce, a[0]), a[1])) {
-        throw new BootstrapException(
-            Refusal.UNAUTHORIZED, "wrong shared secret (the answer to the challenge is not right)");
-      }
+      byte[] proof = SecretProof.checkAnswer(secret, challenge, answer.payload());
       synchronized (this) {
-        Frames.write(out, Frames.PROOF, SecretProof.target(secret, nonce, a[0]));
+        Frames.write(out, Frames.PROOF, proof);
       }
     }
 

@@ -13,8 +13,11 @@ import javax.crypto.spec.SecretKeySpec;
  * target's nonce makes a recorded answer useless on another connection; the labels differ by
  * direction, so neither side's proof can be reflected back as the other's; the target proves itself
  * only after the initiator did, so it is no oracle for strangers.
+ *
+ * <p>The bootstrap ({@link BootstrapServer}, {@link BootstrapClient}) and bench's run control frame
+ * these payloads on their own connections; the proofs and their checks are only here.
  */
-final class SecretProof {
+public final class SecretProof {
   static final int NONCE_BYTES = 32;
   static final int PROOF_BYTES = 32;
 
@@ -64,6 +67,91 @@ final class SecretProof {
     out[0] = (byte) t.length;
     System.arraycopy(t, 0, out, 1, t.length);
     return out;
+  }
+
+  /**
+   * The target's CHALLENGE payload: a fresh nonce, which the ANSWER must prove the secret over.
+   *
+   * @return the payload, to keep for {@link #checkAnswer}
+   */
+  public static byte[] challenge() {
+    return nonce();
+  }
+
+  /**
+   * The target's check of the initiator's ANSWER to {@code challenge}.
+   *
+   * @param secret the shared secret
+   * @param challenge what {@link #challenge} gave and the CHALLENGE carried
+   * @param answerPayload the ANSWER frame's payload
+   * @return the PROOF payload the target sends back, proving it knows the secret too
+   * @throws BootstrapException {@link Refusal#UNAUTHORIZED} when the answer does not prove the
+   *     secret; another refusal when the payload is malformed
+   */
+  public static byte[] checkAnswer(byte[] secret, byte[] challenge, byte[] answerPayload)
+      throws BootstrapException {
+    byte[][] a = decodeAnswer(answerPayload);
+    if (!same(initiator(secret, challenge, a[0]), a[1])) {
+      throw new BootstrapException(
+          Refusal.UNAUTHORIZED, "wrong shared secret (the answer to the challenge is not right)");
+    }
+    return target(secret, challenge, a[0]);
+  }
+
+  /**
+   * The initiator's answer to a CHALLENGE, and the target's proof it then expects.
+   *
+   * @param secret the shared secret
+   * @param challengePayload the CHALLENGE frame's payload
+   * @return the ANSWER's payload and the check of the PROOF that follows
+   * @throws BootstrapException when the payload is malformed
+   */
+  public static Answer answer(byte[] secret, byte[] challengePayload) throws BootstrapException {
+    byte[] targetNonce = decodeChallenge(challengePayload);
+    byte[] ownNonce = nonce();
+    return new Answer(
+        encodeAnswer(ownNonce, initiator(secret, targetNonce, ownNonce)),
+        target(secret, targetNonce, ownNonce));
+  }
+
+  /** The initiator's side of one challenge: what it sends, and what it must get back. */
+  public static final class Answer {
+    private final byte[] payload;
+    private final byte[] expectedProof;
+
+    private Answer(byte[] payload, byte[] expectedProof) {
+      this.payload = payload;
+      this.expectedProof = expectedProof;
+    }
+
+    /**
+     * The ANSWER frame's payload.
+     *
+     * @return a copy of it
+     */
+    public byte[] payload() {
+      return payload.clone();
+    }
+
+    /**
+     * Checks the target's PROOF, so a target that does not know the secret hands out nothing.
+     *
+     * @param proofPayload the PROOF frame's payload
+     * @param target what the target is in the message ("serve", "bench server")
+     * @throws BootstrapException {@link Refusal#UNAUTHORIZED} when the proof is wrong; another
+     *     refusal when the payload is malformed
+     */
+    public void checkProof(byte[] proofPayload, String target) throws BootstrapException {
+      if (!same(expectedProof, decodeProof(proofPayload))) {
+        throw new BootstrapException(
+            Refusal.UNAUTHORIZED,
+            "the "
+                + target
+                + " did not prove it knows the shared secret: not the "
+                + target
+                + " meant");
+      }
+    }
   }
 
   /** CHALLENGE's payload: the target's nonce. */

@@ -192,8 +192,17 @@ public final class BenchCommand implements Callable<Integer> {
       names = "--secret-file",
       paramLabel = "FILE",
       description =
-          "with --region: the serve's shared secret (default: the environment's FIUCX_SECRET)")
+          "the shared secret: with --server, what clients must prove before they learn the"
+              + " region; with --connect, the target's (default: the environment's FIUCX_SECRET;"
+              + " with neither, --server listens on loopback only)")
   Path secretFile;
+
+  @Option(
+      names = "--insecure",
+      description =
+          "with --server and no secret, listen beyond loopback anyway: the region's key to anyone"
+              + " who reaches the port")
+  boolean insecure;
 
   @Option(
       names = "--tls-trust",
@@ -323,9 +332,17 @@ public final class BenchCommand implements Callable<Integer> {
       if (region != null && connect == null) {
         throw new BenchUsageException("--region names a serve's region: it needs --connect");
       }
-      if ((secretFile != null || tlsTrust != null) && region == null) {
+      if (tlsTrust != null && region == null) {
         throw new BenchUsageException(
-            "--secret-file and --tls-trust are a fiucx serve's: they need --connect and --region");
+            "--tls-trust is a fiucx serve's: it needs --connect and --region");
+      }
+      if (secretFile != null && connect == null) {
+        throw new BenchUsageException(
+            "--secret-file is the target's: it needs --server or --connect (the target bench"
+                + " starts itself gets a random one)");
+      }
+      if (insecure) {
+        throw new BenchUsageException("--insecure is --server's");
       }
       checkFetched(cfg, outputs);
       boolean targetSpins = spins(serverProgress);
@@ -340,10 +357,13 @@ public final class BenchCommand implements Callable<Integer> {
               .targetSpins(targetSpins)
               .withMetrics(bind, metricsPort, metricsLatency, metricsLinger)
               .writeFetched(fetched);
+      if (connect != null) {
+        session.targetSecurity(targetSecurity());
+      }
       if (region != null) {
         boolean transportGiven =
             spec != null && spec.commandLine().getParseResult().hasMatchedOption("--transport");
-        session.againstServe(region, transportGiven, serveSecurity());
+        session.againstServe(region, transportGiven);
       }
       return session.run(host, targetPort, System.out);
     } catch (BenchUsageException e) {
@@ -355,8 +375,8 @@ public final class BenchCommand implements Callable<Integer> {
     }
   }
 
-  /** The serve's secret (--secret-file, else FIUCX_SECRET) and TLS trust, checked. */
-  private BootstrapSecurity serveSecurity() {
+  /** The target's secret (--secret-file, else FIUCX_SECRET) and a serve's TLS trust, checked. */
+  private BootstrapSecurity targetSecurity() {
     try {
       BootstrapSecurity security = BootstrapSecurity.none();
       byte[] secret = BootstrapSecurity.secretFrom(secretFile);
@@ -365,9 +385,35 @@ public final class BenchCommand implements Callable<Integer> {
       }
       return tlsTrust == null ? security : security.withTls(TlsContexts.clientTrusting(tlsTrust));
     } catch (FiException e) {
-      String prefix = FiErrno.errorString(e.errno()) + ": ";
-      throw new BenchUsageException(e.getMessage().replace(prefix, ""));
+      throw usage(e);
     }
+  }
+
+  /** --server's secret; without one, a bind beyond loopback needs --insecure, as a serve's does. */
+  private BootstrapSecurity serverSecurity() {
+    try {
+      byte[] secret = BootstrapSecurity.secretFrom(secretFile);
+      if (secret != null) {
+        return BootstrapSecurity.none().withSecret(secret);
+      }
+      if (!insecure && !BootstrapSecurity.isLoopback(bind)) {
+        throw new BenchUsageException(
+            "--bind "
+                + bind
+                + " reaches beyond this host: give a shared secret (--secret-file FILE or "
+                + BootstrapSecurity.SECRET_ENV
+                + "), or --insecure to hand the region's key to anyone who connects");
+      }
+      return insecure ? BootstrapSecurity.none().withInsecureBind() : BootstrapSecurity.none();
+    } catch (FiException e) {
+      throw usage(e);
+    }
+  }
+
+  /** A secret or address that cannot be used, in its own words (without the errno's name). */
+  private static BenchUsageException usage(FiException e) {
+    String prefix = FiErrno.errorString(e.errno()) + ": ";
+    return new BenchUsageException(e.getMessage().replace(prefix, ""));
   }
 
   /** The options as a checked run configuration; a bad combination is a usage error. */
@@ -545,11 +591,15 @@ public final class BenchCommand implements Callable<Integer> {
     if (p < 0 || p > 65535) {
       throw new BenchUsageException("--port is 0 .. 65535: " + p);
     }
+    if (tlsTrust != null || region != null) {
+      throw new BenchUsageException("--tls-trust and --region are --connect's, not --server's");
+    }
     boolean spin = spins(serverProgress);
+    BootstrapSecurity security = serverSecurity();
     try (ServerSocket socket = new ServerSocket()) {
       socket.setReuseAddress(true);
       socket.bind(new InetSocketAddress(bind, p));
-      BenchServer target = new BenchServer(transport, spin, System.err);
+      BenchServer target = new BenchServer(transport, spin, System.err, security);
       if (parentWatch) {
         watchParent(System.in, target);
       }

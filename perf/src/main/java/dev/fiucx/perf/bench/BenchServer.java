@@ -1,6 +1,7 @@
 package dev.fiucx.perf.bench;
 
 import dev.fiucx.AddressVector;
+import dev.fiucx.BootstrapSecurity;
 import dev.fiucx.CompletionQueue;
 import dev.fiucx.CqEntry;
 import dev.fiucx.Domain;
@@ -11,6 +12,8 @@ import dev.fiucx.FiFlags;
 import dev.fiucx.MemoryRegion;
 import dev.fiucx.bootstrap.BootstrapException;
 import dev.fiucx.bootstrap.Frames;
+import dev.fiucx.bootstrap.Refusal;
+import dev.fiucx.bootstrap.SecretProof;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -20,6 +23,7 @@ import java.io.PrintStream;
 import java.lang.foreign.ValueLayout;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
@@ -32,6 +36,11 @@ import java.util.concurrent.TimeUnit;
  * client runs, hands out the region's bytes after each run, and exits when the client says BYE or
  * disconnects, or on SIGTERM (or, for a target bench started itself, when its parent goes away).
  *
+ * <p>With a shared secret, the client and the server prove they know it both ways (the bootstrap's
+ * {@link SecretProof}) right after the client's HELLO, before any memory is allocated or anything
+ * of the domain is sent. A client refused (wrong or no secret, a serve's initiator, one that
+ * stalls) is told why and does not end the server: the next one may come.
+ *
  * <p>By default it progresses in a loop of its own on a manual-progress domain, as ucx_perftest's
  * server does, so software atomics (tcp) are served at once; between runs it blocks and costs no
  * CPU, which matters when ucx_perftest runs in between on the same cores.
@@ -43,8 +52,13 @@ final class BenchServer {
   /** Progress calls between two looks at the command queue while a run is on. */
   private static final int SPINS_PER_CHECK = 256;
 
+  /** How long a client may take from connecting to its READY: HELLO and the proofs. */
+  static final int ADMIT_TIMEOUT_MS = 10_000;
+
   private final String transport;
   private final boolean spin;
+  private final byte[] secret;
+  private final boolean insecureBind;
   private final PrintStream log;
   private final BlockingQueue<BootstrapWire.Frame> commands = new LinkedBlockingQueue<>();
   private final CountDownLatch closed = new CountDownLatch(1);
@@ -55,16 +69,21 @@ final class BenchServer {
    * @param spin progress in a loop of our own (manual progress); otherwise the domain's automatic
    *     progress thread serves the peers
    * @param log where the server says what it does (stderr; stdout carries the listening line)
+   * @param security the secret clients must prove (none: any client), and whether a bind beyond
+   *     loopback was allowed without one (only for the log line; the caller checks the bind)
    */
-  BenchServer(String transport, boolean spin, PrintStream log) {
+  BenchServer(String transport, boolean spin, PrintStream log, BootstrapSecurity security) {
     this.transport = transport;
     this.spin = spin;
     this.log = log;
+    this.secret = security.secret();
+    this.insecureBind = security.insecureBind();
   }
 
   /**
-   * Serves one client on {@code socket}'s port, after printing {@code listening on HOST:PORT} to
-   * {@code announce}. Returns 0 when the client ended cleanly, 1 otherwise.
+   * Serves one client on {@code socket}'s port (the first one admitted), after printing {@code
+   * listening on HOST:PORT} to {@code announce}. Returns 0 when the client ended cleanly, 1
+   * otherwise.
    */
   int serve(ServerSocket socket, PrintStream announce) {
     this.listener = socket;
@@ -82,10 +101,36 @@ final class BenchServer {
       announce.println(
           "listening on " + socket.getInetAddress().getHostAddress() + ":" + socket.getLocalPort());
       announce.flush();
-      try (Socket client = socket.accept()) {
-        client.setTcpNoDelay(true);
-        log.println("fiucx bench server: client " + client.getRemoteSocketAddress());
-        return session(client, domain, ep, cq);
+      log.println(
+          "fiucx bench server: "
+              + (secret != null
+                  ? "clients must prove the shared secret"
+                  : insecureBind
+                      ? "no secret: the region's key to anyone who connects (--insecure)"
+                      : "no secret: loopback only"));
+      while (true) {
+        try (Socket client = socket.accept()) {
+          client.setTcpNoDelay(true);
+          String peer = String.valueOf(client.getRemoteSocketAddress());
+          DataInputStream in =
+              new DataInputStream(new BufferedInputStream(client.getInputStream()));
+          DataOutputStream out =
+              new DataOutputStream(new BufferedOutputStream(client.getOutputStream()));
+          long wanted;
+          try {
+            wanted = admit(client, in, out);
+          } catch (BootstrapException e) {
+            log.println("fiucx bench server: refused " + peer + ": " + e.getMessage());
+            refuse(client, out, e);
+            continue;
+          } catch (IOException e) {
+            log.println(
+                "fiucx bench server: lost " + peer + " before its READY: " + e.getMessage());
+            continue;
+          }
+          log.println("fiucx bench server: client " + peer);
+          return session(in, out, wanted, domain, ep, cq);
+        }
       }
     } catch (IOException e) {
       if (!stopping) {
@@ -119,18 +164,66 @@ final class BenchServer {
     }
   }
 
-  private int session(Socket client, Domain domain, Endpoint ep, CompletionQueue cq)
-      throws IOException {
-    DataInputStream in = new DataInputStream(new BufferedInputStream(client.getInputStream()));
-    DataOutputStream out = new DataOutputStream(new BufferedOutputStream(client.getOutputStream()));
-    long wanted;
+  /**
+   * The client's HELLO, then the proofs of the secret both ways when there is one, all within
+   * {@link #ADMIT_TIMEOUT_MS}: nothing of the domain leaves before.
+   *
+   * @return the region bytes the client wants
+   * @throws BootstrapException the client is refused: told why, it is closed
+   */
+  private long admit(Socket client, DataInputStream in, DataOutputStream out) throws IOException {
+    client.setSoTimeout(ADMIT_TIMEOUT_MS);
     try {
-      wanted = BootstrapWire.u64(BootstrapWire.expect(in, BootstrapWire.Type.HELLO));
-    } catch (BootstrapException e) {
-      // a serve's initiator, or a stranger: tell it why before closing
-      Frames.writeError(out, e.refusal(), e.getMessage());
-      throw e;
+      BootstrapWire.Frame hello = BootstrapWire.read(in);
+      if (hello == null) {
+        throw new IOException("closed the connection without a HELLO");
+      }
+      if (hello.type() != BootstrapWire.Type.HELLO) {
+        throw new BootstrapException(
+            Refusal.UNEXPECTED, hello.type() + " where HELLO was expected");
+      }
+      long wanted = BootstrapWire.u64(hello.payload());
+      if (secret != null) {
+        byte[] challenge = SecretProof.challenge();
+        BootstrapWire.write(out, BootstrapWire.Type.CHALLENGE, challenge);
+        BootstrapWire.Frame answer = BootstrapWire.read(in);
+        if (answer == null) {
+          throw new BootstrapException(
+              Refusal.UNAUTHORIZED, "closed the connection instead of answering the challenge");
+        }
+        if (answer.type() != BootstrapWire.Type.ANSWER) {
+          throw new BootstrapException(
+              Refusal.UNEXPECTED, answer.type() + " where ANSWER was expected");
+        }
+        byte[] proof = SecretProof.checkAnswer(secret, challenge, answer.payload());
+        BootstrapWire.write(out, BootstrapWire.Type.PROOF, proof);
+      }
+      client.setSoTimeout(0);
+      return wanted;
+    } catch (SocketTimeoutException e) {
+      throw new BootstrapException(
+          Refusal.STALLED, "no HELLO and proof within " + ADMIT_TIMEOUT_MS + " ms");
     }
+  }
+
+  /** Tells a refused client why (best effort: it may be gone), so closing sends FIN after it. */
+  private static void refuse(Socket client, DataOutputStream out, BootstrapException e) {
+    try {
+      Frames.writeError(out, e.refusal(), e.getMessage());
+      client.shutdownOutput();
+    } catch (IOException gone) {
+      // nothing to tell a client that left; closing is all that is left
+    }
+  }
+
+  private int session(
+      DataInputStream in,
+      DataOutputStream out,
+      long wanted,
+      Domain domain,
+      Endpoint ep,
+      CompletionQueue cq)
+      throws IOException {
     if (wanted <= 0 || wanted > MAX_REGION_BYTES) {
       BootstrapWire.writeError(
           out, "region of " + wanted + " bytes refused (at most " + MAX_REGION_BYTES + ")");

@@ -50,17 +50,24 @@ final class BenchSession {
 
   /**
    * Runs against the region {@code name} of a {@code fiucx serve} (instead of a bench target);
-   * without {@code transportGiven} the initiator takes the serve's transport; {@code security}
-   * holds the serve's shared secret and TLS trust.
+   * without {@code transportGiven} the initiator takes the serve's transport.
    */
-  BenchSession againstServe(String name, boolean transportGiven, BootstrapSecurity security) {
+  BenchSession againstServe(String name, boolean transportGiven) {
     this.serveRegion = name;
     this.transportGiven = transportGiven;
-    this.serveSecurity = security;
     return this;
   }
 
-  private BootstrapSecurity serveSecurity = BootstrapSecurity.none();
+  /**
+   * The shared secret of the target at {@code --connect} (a bench server's or a serve's), and the
+   * serve's TLS trust. A target bench starts itself gets a random secret of its own instead.
+   */
+  BenchSession targetSecurity(BootstrapSecurity security) {
+    this.targetSecurity = security;
+    return this;
+  }
+
+  private BootstrapSecurity targetSecurity = BootstrapSecurity.none();
 
   /** Keeps every fetched value and writes them to {@code file} ({@code --fetched}), or null. */
   BenchSession writeFetched(Path file) {
@@ -120,7 +127,7 @@ final class BenchSession {
   int run(String host, int port, PrintStream stdout) throws IOException {
     ServeLink serve = null;
     if (serveRegion != null) {
-      serve = new ServeLink(host, port, serveRegion, cfg.regionBytes(), serveSecurity);
+      serve = new ServeLink(host, port, serveRegion, cfg.regionBytes(), targetSecurity);
       if (!transportGiven && serve.transport() != null) {
         cfg = cfg.withTransport(serve.transport());
       }
@@ -147,8 +154,12 @@ final class BenchSession {
         // a scrape before the run sees its series at 0, so rate() counts the run from its start
         metrics.show(cfg.family(), cfg.op(), cfg.datatype());
       }
+      // the target started here takes a fresh secret, so no other process of this host runs in it
       ServerProcess started =
-          host == null ? new ServerProcess(cfg.transport(), targetSpins, List.of(), err) : null;
+          host == null
+              ? new ServerProcess(
+                  cfg.transport(), targetSpins, List.of(), err, ServerProcess.randomSecret())
+              : null;
       try (started;
           BenchTarget link =
               serve != null
@@ -156,7 +167,8 @@ final class BenchSession {
                   : new TargetLink(
                       started != null ? started.host() : host,
                       started != null ? started.port() : port,
-                      cfg.regionBytes())) {
+                      cfg.regionBytes(),
+                      started != null ? started.secret() : targetSecurity.secret())) {
         initiator.connect(link.address());
         String target =
             (started != null ? started.host() : host)

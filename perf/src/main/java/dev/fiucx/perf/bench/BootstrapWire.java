@@ -18,6 +18,8 @@ import java.nio.ByteBuffer;
  *
  * <pre>
  * HELLO   initiator -> target  u64 region bytes wanted
+ * CHALLENGE, ANSWER, PROOF      the bootstrap's proof of the shared secret, both ways, when the
+ *                               target has one ({@link dev.fiucx.bootstrap.SecretProof})
  * READY   target -> initiator  u32 n, n bytes domain address (Endpoint.name()), u64 key, u64 length
  * START   initiator -> target  begin progressing (answered by STARTED)
  * STOP    initiator -> target  stop progressing, answered by REGION with the region's bytes
@@ -39,6 +41,9 @@ final class BootstrapWire {
     REGION(Frames.FIRST_APPLICATION_TYPE + 5),
     ZERO(Frames.FIRST_APPLICATION_TYPE + 6),
     OK(Frames.FIRST_APPLICATION_TYPE + 7),
+    CHALLENGE(Frames.CHALLENGE),
+    ANSWER(Frames.ANSWER),
+    PROOF(Frames.PROOF),
     BYE(Frames.BYE),
     ERROR(Frames.ERROR);
 

@@ -1,7 +1,9 @@
 package dev.fiucx.perf.bench;
 
 import dev.fiucx.bootstrap.BootstrapException;
+import dev.fiucx.bootstrap.Frames;
 import dev.fiucx.bootstrap.Refusal;
+import dev.fiucx.bootstrap.SecretProof;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -19,8 +21,13 @@ final class TargetLink implements BenchTarget {
   private final DataOutputStream out;
   private final BootstrapWire.Ready ready;
 
-  /** Connects, asks for a region of {@code regionBytes} and reads where it is. */
-  TargetLink(String host, int port, long regionBytes) throws IOException {
+  /**
+   * Connects, asks for a region of {@code regionBytes}, proves the shared secret both ways when the
+   * server asks for it or {@code secret} is given, and reads where the region is.
+   *
+   * @param secret the server's shared secret, or null for a server without one
+   */
+  TargetLink(String host, int port, long regionBytes, byte[] secret) throws IOException {
     socket = new Socket();
     try {
       socket.connect(new InetSocketAddress(host, port), CONNECT_TIMEOUT_MS);
@@ -28,7 +35,7 @@ final class TargetLink implements BenchTarget {
       in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
       out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream()));
       BootstrapWire.write(out, BootstrapWire.Type.HELLO, BootstrapWire.u64(regionBytes));
-      ready = BootstrapWire.Ready.decode(BootstrapWire.expect(in, BootstrapWire.Type.READY));
+      ready = BootstrapWire.Ready.decode(admitted(secret, host + ":" + port));
     } catch (IOException e) {
       socket.close();
       if (e.getCause() instanceof BootstrapException b && b.refusal() == Refusal.UNEXPECTED) {
@@ -37,6 +44,59 @@ final class TargetLink implements BenchTarget {
       }
       throw e;
     }
+  }
+
+  /**
+   * The proofs of the secret, when the server challenges or this side has a secret (a server that
+   * does not ask cannot prove it is the one meant), then READY's payload.
+   */
+  private byte[] admitted(byte[] secret, String target) throws IOException {
+    BootstrapWire.Frame f = next(target);
+    if (f.type() == BootstrapWire.Type.CHALLENGE) {
+      if (secret == null) {
+        throw new BootstrapException(
+            Refusal.UNAUTHORIZED,
+            target
+                + ": the bench server asks for a shared secret and none was given (--secret-file"
+                + " FILE or FIUCX_SECRET)");
+      }
+      SecretProof.Answer answer = SecretProof.answer(secret, f.payload());
+      BootstrapWire.write(out, BootstrapWire.Type.ANSWER, answer.payload());
+      f = next(target);
+      if (f.type() != BootstrapWire.Type.PROOF) {
+        throw new IOException("expected PROOF from the bench target, got " + f.type());
+      }
+      try {
+        answer.checkProof(f.payload(), "bench server");
+      } catch (BootstrapException e) {
+        throw new BootstrapException(e.refusal(), target + ": " + e.getMessage());
+      }
+      f = next(target);
+    } else if (secret != null && f.type() == BootstrapWire.Type.READY) {
+      throw new BootstrapException(
+          Refusal.UNAUTHORIZED,
+          target
+              + ": the bench server asked for no shared secret, so it cannot prove it is the bench"
+              + " server meant");
+    }
+    if (f.type() != BootstrapWire.Type.READY) {
+      throw new IOException("expected READY from the bench target, got " + f.type());
+    }
+    return f.payload();
+  }
+
+  /** The server's next frame; its ERROR frame as an exception naming the target. */
+  private BootstrapWire.Frame next(String target) throws IOException {
+    BootstrapWire.Frame f = BootstrapWire.read(in);
+    if (f == null) {
+      throw new IOException(target + " closed the connection before READY");
+    }
+    if (f.type() == BootstrapWire.Type.ERROR) {
+      BootstrapException e =
+          Frames.peerError(new dev.fiucx.bootstrap.Frame(Frames.ERROR, f.payload()));
+      throw new IOException(target + " refused: " + e.getMessage(), e);
+    }
+    return f;
   }
 
   /** The target domain's address, for the address vector. */

@@ -228,8 +228,8 @@ class BenchAgainstServeTest {
     assertTrue(
         r.err()
             .contains(
-                "--secret-file and --tls-trust are a fiucx serve's: they need --connect and"
-                    + " --region"),
+                "--secret-file is the target's: it needs --server or --connect (the target bench"
+                    + " starts itself gets a random one)"),
         r.err());
   }
 }
