@@ -20,6 +20,20 @@ import javax.net.ssl.SSLException;
  * <p>One connection serves any number of threads: each takes an endpoint of its own with {@link
  * #openEndpoint} ({@code FI_THREAD_ENDPOINT}). Closing the connection closes its domain and with it
  * every endpoint and queue it handed out.
+ *
+ * <p><b>Threads.</b> Any thread may call its methods; {@link #openEndpoint} and {@link
+ * #openAtomicRegion} also from several threads at once, each caller getting objects of its own.
+ * What it hands out then follows its own rules: an endpoint and its queue the domain's {@link
+ * DomainAttr.Threading} ({@link Endpoint}), an {@link AtomicRegion} one thread at a time.
+ *
+ * <p><b>Errors.</b> All its calls are set-up calls and throw {@link FiException}. {@link
+ * Fabric#connect} throws {@code FI_EINVAL} for a null argument, a bad {@code host:port} or a server
+ * of another provider; {@code FI_ECONNREFUSED} when no serve answers there, the server refuses, or
+ * the TLS handshake fails; {@code FI_EACCES} when the shared secret was not proven either way;
+ * {@code FI_EIO} when the bootstrap fails on this side; and what {@link Fabric#openDomain} and
+ * {@link AddressVector#insert} throw. {@link #region} throws {@code FI_ENOENT}; {@link
+ * #openEndpoint} throws what {@link Domain#openCompletionQueue} and {@link Domain#openEndpoint}
+ * throw ({@code FI_EINVAL} for a bad size, {@code FI_EOPBADSTATE} once closed).
  */
 public final class Connection implements AutoCloseable {
   /** The bootstrap's connect and WELCOME timeout. */

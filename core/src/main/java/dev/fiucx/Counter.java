@@ -3,6 +3,18 @@ package dev.fiucx;
 /**
  * Counts completed operations: libfabric's {@code struct fid_cntr}. Reading progresses the provider
  * when progress is manual.
+ *
+ * <p><b>Threads.</b> Any thread may call any method at any time, also while endpoints complete
+ * operations into the counter: the counts are atomic. Where the domain guards its progress (manual
+ * progress with {@code threading=endpoint}, or {@code threading=safe}), a read or wait progresses
+ * only when no other thread is inside the domain's guard, and otherwise returns the count without
+ * progressing; it is never refused with {@code -FI_EBUSY}. Under {@code threading=domain} the
+ * application serializes the counter's reads with the domain's other calls, as {@link
+ * DomainAttr.Threading#DOMAIN} says.
+ *
+ * <p><b>Errors.</b> {@link #read}, {@link #readErr}, {@link #add} and {@link #set} never fail and
+ * never throw, also after {@link #close} (the counts stay readable; a closed counter no longer
+ * progresses). Only {@link #waitFor} returns an error.
  */
 public interface Counter extends AutoCloseable {
   /** {@return {@code fi_cntr_read}} */

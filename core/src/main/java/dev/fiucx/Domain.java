@@ -7,7 +7,22 @@ import java.lang.foreign.MemorySegment;
  * and the home of {@code fi_query_atomic}. Set-up calls throw {@link FiException} (never a {@code
  * NullPointerException} or the like): {@code FI_EINVAL} for null or out-of-range arguments, {@code
  * FI_EOPBADSTATE} once the domain is closed. Closing a domain closes everything it opened (their
- * calls then return or throw {@code FI_EOPBADSTATE}); closing it twice does nothing.
+ * calls then return or throw {@code FI_EOPBADSTATE}, except a counter's {@code read}, {@code
+ * readErr}, {@code add} and {@code set}, which keep working on its counts); closing it twice does
+ * nothing.
+ *
+ * <p><b>Threads.</b> {@link DomainAttr.Threading} governs the calls of the domain's endpoints,
+ * completion queues and counters (see {@link Endpoint}), not the domain's own calls. Of those,
+ * {@link #openEndpoint} and {@link #close} are synchronized; {@link #setErrorHandler}, {@link
+ * #errorCount} and {@link #emulationCounts} may be called from any thread at any time. The other
+ * calls (opening queues, counters and address vectors, registering and allocating memory) are
+ * set-up: make them before the objects they make are in use, and from one thread at a time.
+ *
+ * <p><b>Errors.</b> Beyond {@code FI_EINVAL} and {@code FI_EOPBADSTATE}: {@link #queryAtomic}
+ * throws {@code FI_EBADFLAGS} and {@code FI_EOPNOTSUPP} as it says; {@link #registerMemory} throws
+ * {@code FI_EACCES} for remote write to a read-only segment; {@link #allocateMemory} throws what
+ * the provider reports when it cannot allocate (ucx: {@code FI_EINVAL} for a size out of range,
+ * {@code FI_ENOMEM} beyond {@link DomainAttr#allocationLimit} or what the machine can back).
  */
 public interface Domain extends AutoCloseable {
   /** {@return the provider's name, e.g. {@code ucx}} */

@@ -53,6 +53,14 @@ import java.util.function.Consumer;
  *
  * <p>An environment variable is the property's name in upper case with {@code .} as {@code _}
  * ({@code FIUCX_LOCK_LEASE_MS}); {@link #fromEnvironment} reads both, a system property winning.
+ *
+ * <p><b>Threads.</b> The attributes are immutable and may be shared between threads; a {@link
+ * Builder} is one thread's. {@link #threading} chooses the rules for the domain's endpoints,
+ * completion queues and counters ({@link Threading}).
+ *
+ * <p><b>Errors.</b> The constructor, {@link Builder#build}, {@link Builder#option}, {@link
+ * Builder#options}, {@link Builder#fromEnvironment} and {@link #fromEnvironment} throw {@link
+ * FiException} with {@code FI_EINVAL} for an unknown option or a bad value.
  */
 public final class DomainAttr {
   /** libfabric's {@code enum fi_progress} for data. */
@@ -72,9 +80,20 @@ public final class DomainAttr {
 
   /** libfabric's threading models that fiucx offers. */
   public enum Threading {
-    /** {@code FI_THREAD_ENDPOINT}: one thread at a time per endpoint; another gets -FI_EBUSY. */
+    /**
+     * {@code FI_THREAD_ENDPOINT}, the default: one thread at a time per endpoint; another gets
+     * -FI_EBUSY and nothing is posted. Threads may take turns on an endpoint when the application
+     * orders them. Under manual progress the domain's endpoints, completion queue reads and counter
+     * progress share one guard, so one thread at a time in the whole domain (a counter read that
+     * finds it taken returns its count without progressing).
+     */
     ENDPOINT,
-    /** {@code FI_THREAD_SAFE}: every call of the domain serialized by one lock. */
+    /**
+     * {@code FI_THREAD_SAFE}: any thread may call the domain's endpoints, completion queues and
+     * counters at any time. The endpoints' operation calls, queue reads and counter progress of the
+     * domain are serialized by one lock: a second thread waits for it (a counter read that finds it
+     * taken returns its count without progressing). An endpoint's set-up calls are not locked.
+     */
     SAFE,
     /**
      * {@code FI_THREAD_DOMAIN}: the application serializes every call on the domain's objects

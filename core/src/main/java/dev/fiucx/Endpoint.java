@@ -17,18 +17,86 @@ import java.lang.foreign.MemorySegment;
  * completes, so a segment of {@code Arena.ofAuto()} stays alive while the transport writes it; the
  * caller must not close the arena of a buffer whose operation is in flight.
  *
- * <p><b>Threads.</b> By default an endpoint follows {@code FI_THREAD_ENDPOINT}: one thread at a
- * time may be inside its calls. Different threads may use it one after another (the application
- * orders them); a thread that calls while another is inside gets {@code -FI_EBUSY} and nothing is
- * posted (set-up calls are not guarded). Under manual progress the whole domain is one thread's at
- * a time (its UCX worker is single-threaded): its endpoints, completion queues and counters share
- * one guard, so a CQ read during another thread's post is {@code -FI_EBUSY} too. The domain option
- * {@code threading=safe} ({@code DomainAttr.options}) gives {@code FI_THREAD_SAFE} instead: any
- * thread may call any endpoint, queue or counter of the domain at any time, and the domain's calls
- * are serialized by one lock (opt-in: it costs a lock per call).
+ * <p><b>Threads.</b> Who may be inside the operation calls ({@code atomic} to {@code
+ * compareAtomicmsg}) at once is the domain's {@link DomainAttr.Threading}:
  *
- * <p>After {@link #close} every call returns {@code -FI_EOPBADSTATE} and set-up calls throw it;
- * closing twice does nothing.
+ * <ul>
+ *   <li>{@code ENDPOINT} (the default) with automatic progress: each endpoint has a guard of its
+ *       own. One thread at a time may be inside its calls; different threads may use it one after
+ *       another (the application orders them), and no thread owns it between calls. A thread that
+ *       calls while another is inside gets {@code -FI_EBUSY} and nothing is posted. Different
+ *       endpoints of the domain may be used by different threads at the same time.
+ *   <li>{@code ENDPOINT} with manual progress: the domain's UCX worker is single-threaded, so its
+ *       endpoints, completion queue reads and counter progress share one guard: a call while
+ *       another thread is inside any of them gets {@code -FI_EBUSY}, even on another endpoint.
+ *   <li>{@code SAFE}: any thread may make operation calls on any endpoint of the domain at any
+ *       time; they are serialized, with the domain's queue reads and counter progress, by one lock,
+ *       so a second thread waits (a lock per call).
+ *   <li>{@code DOMAIN}: nothing is checked. The application must make sure that one thread at a
+ *       time is inside the calls of the domain's endpoints, queues and counters; a second one is
+ *       not detected and may corrupt the endpoint's state.
+ * </ul>
+ *
+ * <p>{@link #atomicPath} and {@link #close} enter the same guard but wait for a call another thread
+ * is inside instead of being refused. The set-up calls ({@code bind}, {@link #enable}) and the
+ * {@code *Valid} calls are not guarded: make the set-up calls on one thread before the endpoint's
+ * operation calls begin.
+ *
+ * <p><b>Errors.</b> The operation calls return 0 or a negative {@link FiErrno} value and do not
+ * throw (what throws inside a call after its checks, such as a buffer closed by a racing thread, is
+ * returned as {@code -FI_EINVAL}). The first check that fails decides the value, and nothing is
+ * posted:
+ *
+ * <table>
+ *   <caption>What the operation calls return</caption>
+ *   <tr><th>value</th><th>when</th></tr>
+ *   <tr><td>{@code -FI_EBUSY}</td><td>another thread is inside the guard ({@code
+ *       threading=endpoint}, see above)</td></tr>
+ *   <tr><td>{@code -FI_EOPBADSTATE}</td><td>the endpoint is closed or not enabled</td></tr>
+ *   <tr><td>{@code -FI_EBADFLAGS}</td><td>a message call's flags hold anything but {@code
+ *       COMPLETION}, {@code INJECT}, {@code FENCE}, {@code MORE}, {@code INJECT_COMPLETE}, {@code
+ *       TRANSMIT_COMPLETE}, {@code DELIVERY_COMPLETE}</td></tr>
+ *   <tr><td>{@code -FI_EINVAL}</td><td>a null op, datatype, message or array; no elements; a
+ *       local buffer that is not usable (see above) or whose element count differs from the target
+ *       side's; a target address not aligned to the element</td></tr>
+ *   <tr><td>{@code -FI_EOPNOTSUPP}</td><td>the (family, op, datatype) cell is not carried out
+ *       ({@link Domain#queryAtomic} says so)</td></tr>
+ *   <tr><td>{@code -FI_EMSGSIZE}</td><td>more elements than the cell's count ({@link
+ *       #atomicValid})</td></tr>
+ *   <tr><td>{@code -FI_EADDRNOTAVAIL}</td><td>{@code destAddr} names no peer of the bound
+ *       address vector</td></tr>
+ *   <tr><td>{@code -FI_ECONNRESET}</td><td>the peer is known to have failed</td></tr>
+ *   <tr><td>{@code -FI_EKEYREJECTED}</td><td>the peer knows no such key, or it was revoked (the
+ *       region closed)</td></tr>
+ *   <tr><td>{@code -FI_ETIMEDOUT}, {@code -FI_EIO}</td><td>the peer did not answer the key's
+ *       resolution (first use of a key, within {@link DomainAttr#controlTimeout})</td></tr>
+ *   <tr><td>{@code -FI_EACCES}</td><td>the region does not grant the access the operation needs
+ *       (remote write unless it only reads, remote read when it fetches)</td></tr>
+ *   <tr><td>{@code -FI_EFAULT}</td><td>the target range leaves the region</td></tr>
+ *   <tr><td>{@code -FI_ENOCQ}</td><td>the call wants a completion and no completion queue is
+ *       bound</td></tr>
+ *   <tr><td>{@code -FI_ETIMEDOUT}</td><td>{@code FI_FENCE}: the earlier operations did not
+ *       complete within 30 s</td></tr>
+ *   <tr><td>{@code -FI_EAGAIN}</td><td>no room now: the completion queue is full of completions
+ *       not yet read, too many operations are in flight, or an emulation engine is full; read
+ *       the queue and call again</td></tr>
+ * </table>
+ *
+ * <p>Beyond these, the post itself may fail with what the transport reports. An operation that
+ * fails after it was posted is reported by its completion queue as an error entry ({@link
+ * CompletionQueue#readErr}) and by its counter's error count, not by the call.
+ *
+ * <p>Set-up calls throw {@link FiException}: {@code bind} {@code FI_EINVAL} (an object of another
+ * provider or domain, a second binding of the same kind), {@code FI_EBADFLAGS} (flags other than
+ * those documented), {@code FI_EOPBADSTATE} (the endpoint or the bound object closed, or the
+ * endpoint already enabled), and for a queue under automatic progress {@code FI_EBUSY} when a
+ * second endpoint binds it while completions of the first one's operations are not yet read; {@link
+ * #enable} {@code FI_ENOAV} without an address vector, {@code FI_EOPBADSTATE} when closed or
+ * already enabled.
+ *
+ * <p>After {@link #close} every operation call returns {@code -FI_EOPBADSTATE}, and {@code bind},
+ * {@link #enable} and {@link #atomicPath} throw it; closing twice does nothing. {@link #close}
+ * waits for the operations in flight (up to 30 s).
  */
 public interface Endpoint extends AutoCloseable {
   /**

@@ -9,6 +9,15 @@ import java.util.ServiceLoader;
  * Entry point: the providers on the class path ({@code fi_getinfo}), opening a domain ({@code
  * fi_fabric} plus {@code fi_domain}), and the two roles by {@code host:port}: {@link #serve}
  * exposes named regions, {@link #connect} reaches them.
+ *
+ * <p><b>Threads.</b> Static, with no state of its own to guard: any thread may call it; each call
+ * of {@link #openDomain}, {@link #connect} or {@link #serve} makes objects of its own.
+ *
+ * <p><b>Errors.</b> Set-up calls: they throw {@link FiException}. {@link #provider} throws {@code
+ * FI_ENODATA} when no provider has that name; {@link #openDomain} throws {@code FI_EINVAL} for a
+ * null argument, {@code FI_ENODATA} as {@link #provider}, {@code FI_ENODEV} when the provider is
+ * not available here, and what the provider throws when it opens the domain; {@link Connection} and
+ * {@link Server} list what {@link #connect} and {@link #serve} throw.
  */
 public final class Fabric {
   private static final String VERSION = loadVersion();

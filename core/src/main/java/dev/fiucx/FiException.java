@@ -1,6 +1,9 @@
 package dev.fiucx;
 
-/** A set-up call failed with a libfabric error number; hot-path calls return the code instead. */
+/**
+ * A set-up call failed with a libfabric error number; hot-path calls return the code instead. The
+ * API's types say which values their calls throw; {@link #errno} is the positive value.
+ */
 public class FiException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 

@@ -6,6 +6,13 @@ import java.lang.foreign.MemorySegment;
  * Memory that peers may target with atomics: libfabric's {@code struct fid_mr} ({@code fi_mr_reg},
  * or memory the provider allocated). Its {@link #key()} is an unguessable 64-bit value that the
  * initiator passes as {@code key}; closing the region revokes the key.
+ *
+ * <p><b>Threads.</b> Any thread may call its methods. The memory itself is shared with the peers:
+ * their atomics change it at any time, so read or write it with atomic accesses while it is
+ * exposed.
+ *
+ * <p><b>Errors.</b> {@link #segment} and {@link #baseAddress} throw {@link IllegalStateException}
+ * after {@link #close}; {@link #key} and {@link #access} never throw.
  */
 public interface MemoryRegion extends AutoCloseable {
   /** {@return {@code fi_mr_key}} */

@@ -24,6 +24,16 @@ import java.util.Map;
  * revokes its key: once it returns, every peer that resolved the key has dropped it, and their
  * later calls return {@code -FI_EKEYREJECTED}), then closes the domain (peers that notice the
  * domain gone get {@code -FI_ECONNRESET}).
+ *
+ * <p><b>Threads.</b> Any thread may call its methods; {@link #close} is synchronized. Peers'
+ * atomics change the served memory ({@link #memory}) at any time, from other processes or the
+ * domain's progress thread. A {@link ServeListener} is called on the bootstrap's own threads.
+ *
+ * <p><b>Errors.</b> Set-up calls throw {@link FiException}. {@link Fabric#serve} throws {@code
+ * FI_EINVAL} for a null argument; {@code FI_EACCES} for an address beyond loopback without a shared
+ * secret (unless the insecure bind is allowed); {@code FI_EADDRINUSE} or {@code FI_EADDRNOTAVAIL}
+ * when it cannot listen; and what {@link Fabric#openDomain} and {@link Domain#allocateMemory}
+ * throw. {@link #memory} throws {@code FI_ENOENT} for a name not served.
  */
 public final class Server implements AutoCloseable {
   /** How long an initiator may take to say HELLO or to finish a frame it started. */
