@@ -18,7 +18,11 @@ import javax.net.ssl.SSLContext;
  * <p>Both sides of a connection give the same secret. A serve with a secret refuses an initiator
  * that answers its challenge wrongly or not at all; an initiator with a secret refuses a serve that
  * does not ask for it or cannot prove it knows it. Without a secret a serve listens on loopback
- * only, unless {@link #withInsecureBind} says otherwise. Immutable.
+ * only, unless {@link #withInsecureBind} says otherwise. Immutable: any thread may use it.
+ *
+ * <p><b>Errors.</b> Its factories throw {@link FiException} with {@code FI_EINVAL} for a secret
+ * that cannot be read or is too short, or a missing TLS context; {@link #isLoopback} throws {@code
+ * FI_EADDRNOTAVAIL} for a name that does not resolve.
  */
 public final class BootstrapSecurity {
   /** The environment variable a command line takes the secret from when no file is named. */

@@ -6,7 +6,9 @@ import java.util.Set;
 
 /**
  * What a {@link Server} serves and where: the bootstrap's address and port, the named regions it
- * allocates, how its domain opens, and who may learn the regions' keys.
+ * allocates, how its domain opens, and who may learn the regions' keys. Checked when made: a bad
+ * value throws {@link FiException} with {@code FI_EINVAL} (a port out of range, no regions, a name
+ * twice, a bad region, {@code MANUAL} progress).
  *
  * @param bindAddress the bootstrap's listening address (null: {@code 127.0.0.1})
  * @param port the bootstrap's port, 0 .. 65535 (0 picks a free one: {@link Server#port})

@@ -24,7 +24,8 @@ import javax.net.ssl.TrustManagerFactory;
  * TLS contexts for {@link BootstrapSecurity#withTls} from files, with the JDK alone: a serve's key
  * and certificate from a PKCS#12 keystore or from PEM files (an unencrypted PKCS#8 key, {@code
  * -----BEGIN PRIVATE KEY-----}, and its certificate chain), an initiator's trust from PEM
- * certificates (the serve's own or its CA's). Each failure names the file and what was wrong.
+ * certificates (the serve's own or its CA's). Each failure throws {@link FiException} with {@code
+ * FI_EINVAL} and names the file and what was wrong.
  */
 public final class TlsContexts {
   private static final Pattern PKCS8 =
