@@ -56,10 +56,10 @@ import java.lang.foreign.MemorySegment;
  *   <tr><td>{@code -FI_EBADFLAGS}</td><td>a message call's flags hold anything but {@code
  *       COMPLETION}, {@code INJECT}, {@code FENCE}, {@code MORE}, {@code INJECT_COMPLETE}, {@code
  *       TRANSMIT_COMPLETE}, {@code DELIVERY_COMPLETE}</td></tr>
- *   <tr><td>{@code -FI_EINVAL}</td><td>a null op, datatype, message, array or array entry; no elements; no or too
- *       many iov entries; a
- *       local buffer that is not usable (see above) or whose element count differs from the target
- *       side's; a target address not aligned to the element</td></tr>
+ *   <tr><td>{@code -FI_EINVAL}</td><td>a null op, datatype, message, array or array entry; no
+ *       elements; no or too many iov entries; a local buffer that is not usable (see above) or
+ *       whose element count differs from the target side's; a target address not aligned to the
+ *       element</td></tr>
  *   <tr><td>{@code -FI_EOPNOTSUPP}</td><td>the (family, op, datatype) cell is not carried out
  *       ({@link Domain#queryAtomic} says so)</td></tr>
  *   <tr><td>{@code -FI_EMSGSIZE}</td><td>more elements than the cell's count ({@link
