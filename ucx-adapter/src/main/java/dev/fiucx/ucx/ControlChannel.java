@@ -447,7 +447,7 @@ final class ControlChannel {
       }
       case ControlMessage.RevokeAck a -> {
         if (cameFrom(a.initiatorId(), replyHandle, "a REVOKE_ACK")) {
-          UcxExposedRegion region = transport.liveRegion(a.key());
+          UcxExposedRegion region = transport.regions().live(a.key());
           if (region != null) {
             region.forget(new UcxExposedRegion.Resolver(a.initiatorId(), a.initiatorPeer()));
           }
@@ -456,7 +456,7 @@ final class ControlChannel {
       case ControlMessage.Release r -> {
         if (cameFrom(r.initiatorId(), replyHandle, "a RELEASE")) {
           var who = new UcxExposedRegion.Resolver(r.initiatorId(), r.initiatorPeer());
-          transport.liveRegions().forEach(region -> region.forget(who));
+          transport.regions().live().forEach(region -> region.forget(who));
           released(r.initiatorId(), r.initiatorPeer());
         }
       }
@@ -525,7 +525,7 @@ final class ControlChannel {
       }
       return; // the initiator, if there is one, times out
     }
-    UcxExposedRegion region = transport.publishedRegion(r.key());
+    UcxExposedRegion region = transport.regions().published(r.key());
     ControlMessage.ResolveReply reply;
     if (region != null
         && region.addResolver(new UcxExposedRegion.Resolver(r.initiatorId(), r.initiatorPeer()))) {
@@ -640,7 +640,7 @@ final class ControlChannel {
    */
   private UcpEndpoint claimThroughPeer(Initiator ini, long replyHandle, UcxPeer ours) {
     byte[] peerAddress = ini.side.addressIn(ours.peerAddress());
-    if (peerAddress == null || UcxTransport.workerUuidOf(peerAddress) != ini.worker) {
+    if (peerAddress == null || WorkerEndpoints.uuidOf(peerAddress) != ini.worker) {
       return null;
     }
     UcpEndpoint ep;
@@ -690,7 +690,7 @@ final class ControlChannel {
       byId.remove(initiatorId);
       byWorker.remove(ini.worker);
     }
-    transport.liveRegions().forEach(region -> region.forgetInitiator(initiatorId));
+    transport.regions().live().forEach(region -> region.forgetInitiator(initiatorId));
     ini.distinctEndpoints()
         .forEach(e -> transport.closeEndpointForcedWherePossible(e, DEAD_CLOSE_WAIT_NANOS));
   }
@@ -720,7 +720,7 @@ final class ControlChannel {
       }
     }
     if (ini.proven) {
-      transport.liveRegions().forEach(region -> region.forgetInitiator(ini.id));
+      transport.regions().live().forEach(region -> region.forgetInitiator(ini.id));
       transport.initiatorFailed(ini.id);
     }
     // forced where UCX allows it (peer-failure handling), else flushing: see released()

@@ -118,7 +118,7 @@ final class UcxExposedRegion implements ExposedRegion {
       awaitingAck.addAll(resolvers);
       toTell = Set.copyOf(resolvers);
     }
-    transport.unpublish(key);
+    transport.regions().unpublish(key);
     for (Resolver r : toTell) {
       transport.control().sendRevoke(r, key, () -> forget(r));
     }
@@ -141,11 +141,11 @@ final class UcxExposedRegion implements ExposedRegion {
       awaitingAck.clear();
     }
     if (scope != null && !closeScope()) {
-      transport.closed(this);
+      transport.regions().closed(this);
       return true; // still reachable through a segment: leaked rather than unmapped under a reader
     }
     memory.deregister();
-    transport.closed(this);
+    transport.regions().closed(this);
     return true;
   }
 

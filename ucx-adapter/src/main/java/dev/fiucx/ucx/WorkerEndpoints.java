@@ -28,7 +28,7 @@ final class WorkerEndpoints {
     ByteBuffer a = worker.getAddress();
     this.address = new byte[a.remaining()];
     a.get(address);
-    this.uuid = UcxTransport.workerUuidOf(address);
+    this.uuid = uuidOf(address);
     this.peerFailureHandling = peerFailureHandling;
     this.controlOnly = controlOnly;
   }
@@ -112,5 +112,20 @@ final class WorkerEndpoints {
             .setUcpAddress(a)
             .setErrorHandler((ep, status, text) -> listener.failed(status, text));
     return UcpNative.withoutErrorLines(() -> worker.newEndpoint(params));
+  }
+
+  /** The worker UUID in a UCX worker address (checked by DomainAddress, or our own), or 0. */
+  static long uuidOf(byte[] address) {
+    int version = address[0] & UcxConstants.UCP_ADDRESS_VERSION_MASK;
+    int flags =
+        version == UcxConstants.UCP_ADDRESS_VERSION_V1
+            ? (address[0] & 0xff) >>> UcxConstants.UCP_ADDRESS_FLAGS_SHIFT_V1
+            : address[1] & 0xff;
+    int at = version == UcxConstants.UCP_ADDRESS_VERSION_V1 ? 1 : 2;
+    if ((flags & UcxConstants.UCP_ADDRESS_HEADER_FLAG_WORKER_UUID) == 0
+        || address.length < at + 8) {
+      return 0;
+    }
+    return ByteBuffer.wrap(address, at, 8).order(ByteOrder.nativeOrder()).getLong();
   }
 }
