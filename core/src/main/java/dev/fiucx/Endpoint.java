@@ -43,9 +43,10 @@ import java.lang.foreign.MemorySegment;
  * operation calls begin.
  *
  * <p><b>Errors.</b> The operation calls return 0 or a negative {@link FiErrno} value and do not
- * throw (what throws inside a call after its checks, such as a buffer closed by a racing thread, is
- * returned as {@code -FI_EINVAL}). The first check that fails decides the value, and nothing is
- * posted:
+ * throw: what throws inside a call (an engine or transport failure, or a buffer closed by a racing
+ * thread after its checks) is returned as {@code -FI_EOTHER}, counted and handed to the domain's
+ * error handler ({@link Domain#setErrorHandler}). The first check that fails decides the value, and
+ * nothing is posted; the logger {@code dev.fiucx.engine.refusals} at DEBUG logs why:
  *
  * <table>
  *   <caption>What the operation calls return</caption>

@@ -25,7 +25,9 @@ final class DomainErrors {
     /** the progress thread outside the domain's progress */
     PROGRESS_THREAD,
     /** closing one of the domain's objects */
-    CLOSE
+    CLOSE,
+    /** an endpoint's atomic call, which returned {@code -FI_EOTHER} instead of throwing */
+    CALL
   }
 
   static final System.Logger LOG = System.getLogger("dev.fiucx.engine");

@@ -639,6 +639,19 @@ public final class EngineDomain implements Domain, TransportCompletions {
   }
 
   /**
+   * {@return how many atomic calls of the domain's endpoints caught an exception inside them and
+   * returned {@code -FI_EOTHER}} Part of {@link #errorCount}.
+   */
+  public long callErrorCount() {
+    return errors.count(DomainErrors.Where.CALL);
+  }
+
+  /** Where an endpoint's calls report an exception inside them (see {@link CallFailures}). */
+  DomainErrors errors() {
+    return errors;
+  }
+
+  /**
    * An endpoint closed while operations were still in flight (its fence timed out): its scratch,
    * which UCX may still write, is freed only once the transport is closed.
    */

@@ -219,13 +219,50 @@ final class EngineEndpoint implements Endpoint, InCallAtomics {
   // or waiting under threading=safe), runs inside it, and never throws ---
 
   /**
-   * What a call returns when something threw inside it after its checks: a buffer freed or confined
-   * to another thread by a racing thread (the checks refuse a buffer already closed or foreign with
-   * {@code -FI_EINVAL}). The call's element walks are dropped; nothing throws out.
+   * What a call returns when something threw inside it: an engine or transport failure, or a buffer
+   * closed or confined to another thread by a racing thread after its checks (the checks refuse one
+   * already closed or foreign with {@code -FI_EINVAL}). Counted and logged as an internal error
+   * ({@link CallFailures#thrown}), not as bad input; the call's element walks are dropped.
    */
   private int thrown(RuntimeException e) {
     dispatcher.forget();
-    return -FiErrno.EINVAL;
+    failedCheck = null; // logged at ERROR by the domain, not as a refusal
+    return counts.refused(CallFailures.thrown(domain.errors(), e));
+  }
+
+  /** The check that refused the current call, named for its DEBUG log line; null when none did. */
+  private String failedCheck;
+
+  // the checks' names in the refusals' DEBUG log lines
+  private static final String NOT_ENABLED = "the endpoint is closed or not enabled";
+  private static final String NOT_CARRIED_OUT = "the cell (op, datatype) is not carried out";
+  private static final String LOCAL_BUFFERS =
+      "a local buffer (null, closed, another thread's, too small, or not native for results)";
+  private static final String NO_PEER = "dest_addr is not in the address vector";
+  private static final String PEER_FAILED = "the peer at dest_addr has failed";
+  private static final String REMOTE_RANGE =
+      "the remote range (key, bounds, alignment, access) or its key's resolution";
+  private static final String LOCK_REGION = "the peer's remote lock region did not resolve";
+  private static final String NO_CQ = "a completion is wanted and no completion queue is bound";
+
+  /** Names the check that refused the call; returns {@code rc}. */
+  private int refuse(int rc, String check) {
+    failedCheck = check;
+    return rc;
+  }
+
+  /** Logs the call's refusal (when DEBUG is on) with the check that failed; returns {@code rc}. */
+  private int logged(int rc, AtomicFamily family, FiOp op, FiDatatype datatype) {
+    if (rc < 0) {
+      String check = failedCheck;
+      failedCheck = null;
+      CallFailures.refused(rc, family, op, datatype, check);
+    }
+    return rc;
+  }
+
+  private int logged(int rc, AtomicFamily family, AtomicMsg msg) {
+    return rc < 0 && msg != null ? logged(rc, family, msg.op(), msg.datatype()) : rc;
   }
 
   @Override
@@ -244,7 +281,11 @@ final class EngineEndpoint implements Endpoint, InCallAtomics {
       return rc;
     }
     try {
-      return atomicInside(buf, count, desc, destAddr, addr, key, datatype, op, context);
+      return logged(
+          atomicInside(buf, count, desc, destAddr, addr, key, datatype, op, context),
+          AtomicFamily.BASE,
+          op,
+          datatype);
     } catch (RuntimeException e) {
       return thrown(e);
     } finally {
@@ -268,7 +309,11 @@ final class EngineEndpoint implements Endpoint, InCallAtomics {
       return rc;
     }
     try {
-      return atomicvInside(iov, desc, count, destAddr, addr, key, datatype, op, context);
+      return logged(
+          atomicvInside(iov, desc, count, destAddr, addr, key, datatype, op, context),
+          AtomicFamily.BASE,
+          op,
+          datatype);
     } catch (RuntimeException e) {
       return thrown(e);
     } finally {
@@ -283,7 +328,7 @@ final class EngineEndpoint implements Endpoint, InCallAtomics {
       return rc;
     }
     try {
-      return atomicmsgInside(msg, flags);
+      return logged(atomicmsgInside(msg, flags), AtomicFamily.BASE, msg);
     } catch (RuntimeException e) {
       return thrown(e);
     } finally {
@@ -305,7 +350,11 @@ final class EngineEndpoint implements Endpoint, InCallAtomics {
       return rc;
     }
     try {
-      return injectAtomicInside(buf, count, destAddr, addr, key, datatype, op);
+      return logged(
+          injectAtomicInside(buf, count, destAddr, addr, key, datatype, op),
+          AtomicFamily.BASE,
+          op,
+          datatype);
     } catch (RuntimeException e) {
       return thrown(e);
     } finally {
@@ -331,8 +380,12 @@ final class EngineEndpoint implements Endpoint, InCallAtomics {
       return rc;
     }
     try {
-      return fetchAtomicInside(
-          buf, count, desc, result, resultDesc, destAddr, addr, key, datatype, op, context);
+      return logged(
+          fetchAtomicInside(
+              buf, count, desc, result, resultDesc, destAddr, addr, key, datatype, op, context),
+          AtomicFamily.FETCH,
+          op,
+          datatype);
     } catch (RuntimeException e) {
       return thrown(e);
     } finally {
@@ -359,19 +412,23 @@ final class EngineEndpoint implements Endpoint, InCallAtomics {
       return rc;
     }
     try {
-      return fetchAtomicvInside(
-          iov,
-          desc,
-          count,
-          resultv,
-          resultDesc,
-          resultCount,
-          destAddr,
-          addr,
-          key,
-          datatype,
+      return logged(
+          fetchAtomicvInside(
+              iov,
+              desc,
+              count,
+              resultv,
+              resultDesc,
+              resultCount,
+              destAddr,
+              addr,
+              key,
+              datatype,
+              op,
+              context),
+          AtomicFamily.FETCH,
           op,
-          context);
+          datatype);
     } catch (RuntimeException e) {
       return thrown(e);
     } finally {
@@ -387,7 +444,10 @@ final class EngineEndpoint implements Endpoint, InCallAtomics {
       return rc;
     }
     try {
-      return fetchAtomicmsgInside(msg, resultv, resultDesc, resultCount, flags);
+      return logged(
+          fetchAtomicmsgInside(msg, resultv, resultDesc, resultCount, flags),
+          AtomicFamily.FETCH,
+          msg);
     } catch (RuntimeException e) {
       return thrown(e);
     } finally {
@@ -415,20 +475,24 @@ final class EngineEndpoint implements Endpoint, InCallAtomics {
       return rc;
     }
     try {
-      return compareAtomicInside(
-          buf,
-          count,
-          desc,
-          compare,
-          compareDesc,
-          result,
-          resultDesc,
-          destAddr,
-          addr,
-          key,
-          datatype,
+      return logged(
+          compareAtomicInside(
+              buf,
+              count,
+              desc,
+              compare,
+              compareDesc,
+              result,
+              resultDesc,
+              destAddr,
+              addr,
+              key,
+              datatype,
+              op,
+              context),
+          AtomicFamily.COMPARE,
           op,
-          context);
+          datatype);
     } catch (RuntimeException e) {
       return thrown(e);
     } finally {
@@ -458,22 +522,26 @@ final class EngineEndpoint implements Endpoint, InCallAtomics {
       return rc;
     }
     try {
-      return compareAtomicvInside(
-          iov,
-          desc,
-          count,
-          comparev,
-          compareDesc,
-          compareCount,
-          resultv,
-          resultDesc,
-          resultCount,
-          destAddr,
-          addr,
-          key,
-          datatype,
+      return logged(
+          compareAtomicvInside(
+              iov,
+              desc,
+              count,
+              comparev,
+              compareDesc,
+              compareCount,
+              resultv,
+              resultDesc,
+              resultCount,
+              destAddr,
+              addr,
+              key,
+              datatype,
+              op,
+              context),
+          AtomicFamily.COMPARE,
           op,
-          context);
+          datatype);
     } catch (RuntimeException e) {
       return thrown(e);
     } finally {
@@ -496,8 +564,11 @@ final class EngineEndpoint implements Endpoint, InCallAtomics {
       return rc;
     }
     try {
-      return compareAtomicmsgInside(
-          msg, comparev, compareDesc, compareCount, resultv, resultDesc, resultCount, flags);
+      return logged(
+          compareAtomicmsgInside(
+              msg, comparev, compareDesc, compareCount, resultv, resultDesc, resultCount, flags),
+          AtomicFamily.COMPARE,
+          msg);
     } catch (RuntimeException e) {
       return thrown(e);
     } finally {
@@ -846,7 +917,8 @@ final class EngineEndpoint implements Endpoint, InCallAtomics {
           postOneElement(
               family, op, datatype, operand, compare, result, destAddr, addr, key, null, IN_CALL);
       // a cell that is not carried out (the typed layer asks for none): fi_atomic's refusal
-      return counts.refused(rc == NOT_ONE_ELEMENT ? -FiErrno.EOPNOTSUPP : rc);
+      rc = rc == NOT_ONE_ELEMENT ? refuse(-FiErrno.EOPNOTSUPP, NOT_CARRIED_OUT) : rc;
+      return logged(counts.refused(rc), family, op, datatype);
     } catch (RuntimeException e) {
       return thrown(e);
     } finally {
@@ -901,12 +973,12 @@ final class EngineEndpoint implements Endpoint, InCallAtomics {
       Object context,
       long flags) {
     if (closed || !enabled) {
-      return -FiErrno.EOPBADSTATE;
+      return refuse(-FiErrno.EOPBADSTATE, NOT_ENABLED);
     }
     MappedRoute r = route;
     int size = r.size;
     if (!buffersUsable(r.readsOperand, r.fetches, r.compares, size, buf, compare, result)) {
-      return -FiErrno.EINVAL;
+      return refuse(-FiErrno.EINVAL, LOCAL_BUFFERS);
     }
     TransportPeer peer = r.peer;
     RemoteRegion region = r.region;
@@ -934,7 +1006,7 @@ final class EngineEndpoint implements Endpoint, InCallAtomics {
               : dispatcher.runInPlace(
                   r.cell, peer, region, mapping, offset, r.locks, buf, compare, result);
     } catch (RuntimeException e) {
-      rc = -FiErrno.EINVAL; // a buffer freed by a racing thread after its check: see thrown()
+      rc = refuse(CallFailures.thrown(domain.errors(), e), CallFailures.THREW);
     }
     if (rc != TransportPeer.DONE) {
       if (wantCompletion) {
@@ -1008,23 +1080,23 @@ final class EngineEndpoint implements Endpoint, InCallAtomics {
       Object context,
       long flags) {
     if (closed || !enabled) {
-      return -FiErrno.EOPBADSTATE;
+      return refuse(-FiErrno.EOPBADSTATE, NOT_ENABLED);
     }
     int rc = checkOneBuffers(cell, buf, compare, result);
     if (rc < 0) {
-      return rc;
+      return refuse(rc, LOCAL_BUFFERS);
     }
     Object peers = av.table(); // before the lookup: a route made now must not outlive this peer
     TransportPeer peer = av.peer(destAddr);
     if (peer == null) {
-      return -FiErrno.EADDRNOTAVAIL;
+      return refuse(-FiErrno.EADDRNOTAVAIL, NO_PEER);
     }
     if (peer.failed()) {
-      return -FiErrno.ECONNRESET;
+      return refuse(-FiErrno.ECONNRESET, PEER_FAILED);
     }
     RemoteRegion region = dispatcher.targets.region(peer, key);
     if (region == null) {
-      return dispatcher.targets.lastError();
+      return refuse(dispatcher.targets.lastError(), REMOTE_RANGE);
     }
     long offset = virtualAddressing ? addr - region.base() : addr;
     AtomicFamily family = cell.family();
@@ -1036,13 +1108,13 @@ final class EngineEndpoint implements Endpoint, InCallAtomics {
             cell.alignment(),
             RemoteChecks.accessFor(family != AtomicFamily.BASE, cell.op() == FiOp.ATOMIC_READ));
     if (rc < 0) {
-      return rc;
+      return refuse(rc, REMOTE_RANGE);
     }
     RemoteRegion locks = null;
     if (cell.mechanism() == dev.fiucx.Mechanism.REMOTE_LOCK) {
       locks = lockRegion(peer, destAddr);
       if (locks == null) {
-        return lockError;
+        return refuse(lockError, LOCK_REGION);
       }
     }
     // the plain calls' default flags ask for a completion unless the CQ was bound selective; an
@@ -1050,7 +1122,7 @@ final class EngineEndpoint implements Endpoint, InCallAtomics {
     boolean inCall = flags == IN_CALL;
     boolean wantCompletion = inCall || flags == 0 && !selective;
     if (wantCompletion && cq == null) {
-      return -FiErrno.ENOCQ;
+      return refuse(-FiErrno.ENOCQ, NO_CQ);
     }
     if (wantCompletion && !cq.reserve()) {
       return -FiErrno.EAGAIN;
@@ -1155,7 +1227,7 @@ final class EngineEndpoint implements Endpoint, InCallAtomics {
               slot,
               ((long) index << 32) | slot);
     } catch (RuntimeException e) {
-      rc = -FiErrno.EINVAL; // a buffer freed by a racing thread after its check: see thrown()
+      rc = refuse(CallFailures.thrown(domain.errors(), e), CallFailures.THREW);
     }
     if (rc < 0) {
       if (wantCompletion) {
@@ -1242,55 +1314,55 @@ final class EngineEndpoint implements Endpoint, InCallAtomics {
       Object context,
       long flags) {
     if (closed || !enabled) {
-      return -FiErrno.EOPBADSTATE;
+      return refuse(-FiErrno.EOPBADSTATE, NOT_ENABLED);
     }
     int rc = LocalChecks.flags(flags);
     if (rc < 0) {
-      return rc;
+      return refuse(rc, "the flags");
     }
     if (op == null || datatype == null) {
-      return -FiErrno.EINVAL;
+      return refuse(-FiErrno.EINVAL, "a null op or datatype");
     }
     AtomicCell cell = table.cell(family, op, datatype);
     rc = LocalChecks.cell(cell);
     if (rc < 0) {
-      return rc;
+      return refuse(rc, NOT_CARRIED_OUT);
     }
     long elements = dispatcher.targets.total();
     if (elements < 0) {
-      return (int) elements;
+      return refuse((int) elements, "the remote iov (count, entries)");
     }
     rc = LocalChecks.count(cell, elements);
     if (rc < 0) {
-      return rc;
+      return refuse(rc, "the element count");
     }
     rc = checkLocal(cell, elements);
     if (rc < 0) {
-      return rc;
+      return refuse(rc, LOCAL_BUFFERS);
     }
     TransportPeer peer = av.peer(destAddr);
     if (peer == null) {
-      return -FiErrno.EADDRNOTAVAIL;
+      return refuse(-FiErrno.EADDRNOTAVAIL, NO_PEER);
     }
     if (peer.failed()) {
-      return -FiErrno.ECONNRESET;
+      return refuse(-FiErrno.ECONNRESET, PEER_FAILED);
     }
     long access = RemoteChecks.accessFor(family.fetches(), op == FiOp.ATOMIC_READ);
     rc = dispatcher.targets.resolve(peer, cell, virtualAddressing, access);
     if (rc < 0) {
-      return rc;
+      return refuse(rc, REMOTE_RANGE);
     }
     RemoteRegion locks = null;
     if (cell.mechanism() == dev.fiucx.Mechanism.REMOTE_LOCK) {
       locks = lockRegion(peer, destAddr);
       if (locks == null) {
-        return lockError;
+        return refuse(lockError, LOCK_REGION);
       }
     }
     if ((flags & FiFlags.FENCE) != 0) {
       rc = awaitEarlierOperations();
       if (rc < 0) {
-        return rc;
+        return refuse(rc, "FI_FENCE: earlier operations did not complete");
       }
     }
     return post(cell, peer, locks, elements, context, flags);
@@ -1324,7 +1396,7 @@ final class EngineEndpoint implements Endpoint, InCallAtomics {
     boolean wantCompletion =
         (flags & FiFlags.INJECT) == 0 && (!selective || (flags & FiFlags.COMPLETION) != 0);
     if (wantCompletion && cq == null) {
-      return -FiErrno.ENOCQ;
+      return refuse(-FiErrno.ENOCQ, NO_CQ);
     }
     if (wantCompletion && !cq.reserve()) {
       return -FiErrno.EAGAIN;

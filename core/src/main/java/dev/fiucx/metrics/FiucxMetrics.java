@@ -54,7 +54,8 @@ import java.util.function.ToLongFunction;
  *       {@code fiucx.lock.waits}, {@code fiucx.lock.taken.over}, {@code fiucx.lock.reclaimed},
  *       {@code fiucx.lock.lost}: the emulation's counts; {@code fiucx.peers.failed}: peers the
  *       transport found dead; {@code fiucx.domain.errors}: exceptions the domain caught and
- *       survived.
+ *       survived; {@code fiucx.atomic.internal.errors}: those of them caught inside an atomic call,
+ *       which returned {@code -FI_EOTHER} (an engine or transport failure, not bad input).
  *   <li>{@code fiucx.domain.info}: 1, tagged with the domain's facts (provider, transport, UCX
  *       version, atomic mode, demoted native ops).
  *   <li>{@code fiucx.keys.resolved}: peers' keys this domain resolved (one control round trip each;
@@ -248,6 +249,13 @@ public final class FiucxMetrics implements MeterBinder, AutoCloseable {
         "errors",
         common,
         EngineDomain::errorCount);
+    counter(
+        registry,
+        "fiucx.atomic.internal.errors",
+        "atomic calls that caught an exception inside them and returned -FI_EOTHER",
+        "errors",
+        common,
+        EngineDomain::callErrorCount);
     gauge(
         registry,
         "fiucx.domain.info",

@@ -33,6 +33,9 @@ final class LoopbackTransport implements Transport {
   /** Thrown by the next progress call, once. */
   final AtomicReference<RuntimeException> throwOnce = new AtomicReference<>();
 
+  /** Thrown by the next postAtomic, once: an engine or transport failure inside a call. */
+  final AtomicReference<RuntimeException> throwOnPost = new AtomicReference<>();
+
   /** Progress calls made by threads whose name starts with {@code fiucx-progress}. */
   final AtomicInteger progressThreadCalls = new AtomicInteger();
 
@@ -183,6 +186,10 @@ final class LoopbackTransport implements Transport {
         long value,
         long resultAddress,
         long token) {
+      RuntimeException injected = throwOnPost.getAndSet(null);
+      if (injected != null) {
+        throw injected;
+      }
       MemorySegment target = ((Remote) remote).segment();
       synchronized (LoopbackTransport.this) {
         long old = load(target, offset, size);
@@ -213,6 +220,10 @@ final class LoopbackTransport implements Transport {
         long swap,
         long resultAddress,
         long token) {
+      RuntimeException injected = throwOnPost.getAndSet(null);
+      if (injected != null) {
+        throw injected;
+      }
       MemorySegment target = ((Remote) remote).segment();
       synchronized (LoopbackTransport.this) {
         long old = load(target, offset, size);
