@@ -535,6 +535,7 @@ final class ControlChannel {
               r.initiatorPeer(),
               r.secret(),
               true,
+              transport.atomics().kind() == AtomicExecution.Kind.DEVICE,
               region.segment().address(),
               region.segment().byteSize(),
               region.access(),
@@ -542,7 +543,7 @@ final class ControlChannel {
     } else {
       reply =
           new ControlMessage.ResolveReply(
-              r.requestId(), r.initiatorPeer(), r.secret(), false, 0, 0, 0, new byte[0]);
+              r.requestId(), r.initiatorPeer(), r.secret(), false, false, 0, 0, 0, new byte[0]);
     }
     send(back, reply, status -> {});
   }

@@ -69,13 +69,15 @@ sealed interface ControlMessage {
 
   /**
    * Target to initiator: the region behind the key, or {@code found == false}; with the peer's
-   * secret from its RESOLVE.
+   * secret from its RESOLVE, and whether device (NIC) atomics update the target's memory ({@link
+   * AtomicExecution}). On the wire the two booleans share one int (bit 0 found, bit 1 device).
    */
   record ResolveReply(
       long requestId,
       int initiatorPeer,
       long secret,
       boolean found,
+      boolean deviceAtomics,
       long base,
       long length,
       long access,
@@ -89,7 +91,8 @@ sealed interface ControlMessage {
     @Override
     public byte[] encode() {
       ByteBuffer b = buffer(8 + 4 + 8 + 4 + 8 + 8 + 8 + 4 + rkey.length);
-      b.putLong(requestId).putInt(initiatorPeer).putLong(secret).putInt(found ? 1 : 0);
+      b.putLong(requestId).putInt(initiatorPeer).putLong(secret);
+      b.putInt((found ? 1 : 0) | (deviceAtomics ? 2 : 0));
       b.putLong(base).putLong(length).putLong(access).putInt(rkey.length).put(rkey);
       return b.array();
     }
@@ -162,21 +165,29 @@ sealed interface ControlMessage {
               b.getLong(),
               b.getLong(),
               new ProcessIdentity(b.getInt(), b.getLong(), b.getLong(), b.getLong(), b.getLong()));
-      case AM_RESOLVE_REPLY ->
-          new ResolveReply(
-              b.getLong(),
-              b.getInt(),
-              b.getLong(),
-              b.getInt() != 0,
-              b.getLong(),
-              b.getLong(),
-              b.getLong(),
-              bytes(b, b.getInt()));
+      case AM_RESOLVE_REPLY -> resolveReply(b);
       case AM_REVOKE -> new Revoke(b.getLong(), b.getInt(), b.getLong());
       case AM_REVOKE_ACK -> new RevokeAck(b.getLong(), b.getLong(), b.getInt());
       case AM_RELEASE -> new Release(b.getLong(), b.getInt());
       default -> throw new IllegalArgumentException("unknown control message id " + amId);
     };
+  }
+
+  private static ResolveReply resolveReply(ByteBuffer b) {
+    long requestId = b.getLong();
+    int initiatorPeer = b.getInt();
+    long secret = b.getLong();
+    int flags = b.getInt();
+    return new ResolveReply(
+        requestId,
+        initiatorPeer,
+        secret,
+        (flags & 1) != 0,
+        (flags & 2) != 0,
+        b.getLong(),
+        b.getLong(),
+        b.getLong(),
+        bytes(b, b.getInt()));
   }
 
   private static ByteBuffer buffer(int size) {

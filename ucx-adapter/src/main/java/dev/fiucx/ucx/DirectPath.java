@@ -1,27 +1,36 @@
 package dev.fiucx.ucx;
 
 import java.util.Map;
-import java.util.Set;
 
 /**
  * Whether peers' regions that UCX maps into this process may get CPU atomics on the mapping (the
- * direct path). It is honest only where every atomic on the memory is a CPU atomic: the option is
- * on, UCX is not told to use device (NIC) atomics, the worker's atomic resources are all memory
- * domains whose atomics the CPU executes, and the CPU atomics were seen right here.
+ * direct path), and who executes the atomics UCX does for the worker. The direct path is honest
+ * only where every atomic on the memory is a CPU atomic: the option is on, UCX is not told to use
+ * device (NIC) atomics, the worker's atomic resources are all CPU ones ({@link AtomicExecution}),
+ * and the CPU atomics were seen right here. A target whose memory a device updates says so when it
+ * resolves a key, and that region is never mapped ({@link UcxPeer}).
+ *
+ * @param atomics who executes the worker's UCX atomics
+ * @param offReason why the direct path is off, or null when it is on
  */
-final class DirectPath {
-  /** UCX memory domains whose atomics are executed by a CPU (shared memory, self, software). */
-  private static final Set<String> CPU_ATOMIC_DOMAINS =
-      Set.of("self", "sysv", "posix", "xpmem", "cma", "knem", "tcp");
+record DirectPath(AtomicExecution atomics, String offReason) {
 
-  private DirectPath() {}
+  /** {@return whether the direct path is on} */
+  boolean on() {
+    return offReason == null;
+  }
 
   /**
-   * Why the direct path is off for the worker {@code workerHandle} of a context configured with
-   * {@code configOverrides}, or null when it is on.
+   * The decision for the worker {@code workerHandle} of a context configured with {@code
+   * configOverrides}.
    */
-  static String offReason(
-      UcxOptions options, Map<String, String> configOverrides, long workerHandle) {
+  static DirectPath of(UcxOptions options, Map<String, String> configOverrides, long workerHandle) {
+    AtomicExecution atomics = AtomicExecution.of(workerAtomics(workerHandle));
+    return new DirectPath(atomics, offReason(options, configOverrides, atomics));
+  }
+
+  private static String offReason(
+      UcxOptions options, Map<String, String> configOverrides, AtomicExecution atomics) {
     if (!options.directPath()) {
       return "off (" + dev.fiucx.DomainAttr.DIRECT_PATH_OPTION + "=off)";
     }
@@ -29,12 +38,10 @@ final class DirectPath {
     if ("device".equalsIgnoreCase(mode)) {
       return "off (UCX_ATOMIC_MODE=device: NIC atomics are not coherent with CPU atomics)";
     }
-    String resources = workerAtomics(workerHandle);
-    for (String r : resources.split(",")) {
-      String md = r.replaceFirst("^\\s*\\d+:", "").replaceFirst("/.*", "").trim();
-      if (!md.isEmpty() && !CPU_ATOMIC_DOMAINS.contains(md)) {
-        return "off (UCX has device atomics on " + md + ")";
-      }
+    if (atomics.kind() == AtomicExecution.Kind.DEVICE) {
+      return "off (UCX has device atomics on "
+          + String.join(", ", atomics.deviceLanes())
+          + ": NIC atomics are not coherent with CPU atomics)";
     }
     String wrong = MappedAtomics.selfTest();
     return wrong == null ? null : "off (" + wrong + ")";

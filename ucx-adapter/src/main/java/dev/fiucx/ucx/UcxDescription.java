@@ -21,7 +21,7 @@ import org.openucx.jucx.ucp.UcpContext;
  * @param poster the transport's atomic poster (its request slots)
  * @param control the transport's control channel (the initiators it serves)
  * @param errors what the transport caught and survived
- * @param directPathOff why the direct path is off, or null when it is on
+ * @param directPath who executes UCX's atomics, and whether the direct path is on
  */
 record UcxDescription(
     UcxSetup setup,
@@ -33,7 +33,7 @@ record UcxDescription(
     AtomicPoster poster,
     ControlChannel control,
     UcxErrors errors,
-    String directPathOff) {
+    DirectPath directPath) {
 
   /** The facts, in the order describe shows them; a new map at each call. */
   Map<String, String> facts() {
@@ -83,6 +83,10 @@ record UcxDescription(
     d.put("ucx.address_bytes", Integer.toString(addressBytes));
     d.put("ucx.worker.address_bytes", Integer.toString(dataEndpoints.addressLength()));
     d.put("ucx.worker.atomics", DirectPath.workerAtomics(workerHandle));
+    d.put("ucx.atomics", directPath.atomics().describe());
+    d.put("ucx.verbs_ports", setup.verbsPorts().toString());
+    d.put("ucx.set_for_verbs", VerbsSetup.describe(configOverrides, setup.settingReasons()));
+    d.put("ucx.environment", environment(configOverrides));
     d.put(
         "ucx.request_slots",
         poster.requestSlots() == 0
@@ -108,10 +112,21 @@ record UcxDescription(
     d.put("ucx.errors", errors.summary());
     d.put(
         "ucx.direct_path",
-        directPathOff == null
+        directPath.on()
             ? "on (native ops on peer memory UCX maps here are CPU atomics on the mapping)"
-            : directPathOff);
+            : directPath.offReason());
     return d;
+  }
+
+  /**
+   * The settings fiucx made, as environment variables another UCX program (ucx_perftest) needs to
+   * run with the same configuration.
+   */
+  static String environment(Map<String, String> configOverrides) {
+    StringBuilder b = new StringBuilder();
+    configOverrides.forEach(
+        (k, v) -> b.append(b.isEmpty() ? "" : " ").append("UCX_").append(k).append('=').append(v));
+    return b.toString();
   }
 
   /** Why this transport has no control worker. */

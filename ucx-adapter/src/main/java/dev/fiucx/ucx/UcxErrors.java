@@ -32,6 +32,15 @@ final class UcxErrors {
     LOG.log(Level.DEBUG, () -> "ucx transport refused a peer's input in " + where + ": " + t);
   }
 
+  /**
+   * Counts and logs (at WARNING, once per key resolved) a region refused because its atomics and
+   * ours would not be coherent ({@link AtomicExecution#mixingRefusal}).
+   */
+  void incoherent(String why) {
+    count("incoherent atomics");
+    LOG.log(Level.WARNING, "ucx transport refused a region: " + why);
+  }
+
   private void count(String where) {
     counts.computeIfAbsent(where, w -> new AtomicLong()).incrementAndGet();
   }

@@ -9,11 +9,11 @@ import java.util.Set;
  * How a {@link UcxTransport} opens.
  *
  * @param transports which UCX transports to use: {@code "shm"} (UCX's shared-memory transports plus
- *     {@code self}), {@code "tcp"}, any other UCX_TLS list passed through as is, or null to leave
- *     it to UCX (which reads the {@code UCX_TLS} environment variable). Each transport has its own
- *     UCX context, so two transports in one JVM may use different lists. Where the list may use
- *     shared memory, the control channel goes on a context of its own on tcp ({@link
- *     #controlWorker}).
+ *     {@code self}), {@code "tcp"}, {@code "rc_verbs"} (with ud_verbs for wire-up, {@link
+ *     VerbsSetup}), any other UCX_TLS list passed through as is, or null to leave it to UCX (which
+ *     reads the {@code UCX_TLS} environment variable). Each transport has its own UCX context, so
+ *     two transports in one JVM may use different lists. Where the list may use shared memory, the
+ *     control channel goes on a context of its own on tcp ({@link #controlWorker}).
  * @param threadSafe ask UCX for {@code UCS_THREAD_MODE_MULTI}, so several threads may post and
  *     progress at once; otherwise one thread at a time (UCX aborts when two threads meet in a
  *     single-threaded worker)
@@ -152,7 +152,7 @@ public record UcxOptions(
     return switch (transports.trim().toLowerCase(Locale.ROOT)) {
       case "shm" -> "sm,self";
       case "tcp" -> "tcp";
-      default -> transports.trim();
+      default -> VerbsSetup.tls(transports.trim());
     };
   }
 

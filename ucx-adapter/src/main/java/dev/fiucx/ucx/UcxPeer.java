@@ -609,6 +609,12 @@ final class UcxPeer implements TransportPeer {
       finish(p, -FiErrno.EKEYREJECTED);
       return;
     }
+    String incoherent = transport.atomics().mixingRefusal(reply.deviceAtomics());
+    if (incoherent != null) {
+      transport.errors().incoherent("key " + Long.toUnsignedString(p.key) + ": " + incoherent);
+      finish(p, -FiErrno.EOPNOTSUPP);
+      return;
+    }
     if (!answers(cache.get(p.key), reply)) {
       UcpRemoteKey rkey;
       try {
@@ -621,7 +627,7 @@ final class UcxPeer implements TransportPeer {
         return;
       }
       MemorySegment mapping =
-          maps
+          maps && !reply.deviceAtomics()
               ? UcxRemoteRegion.map(rkey.getNativeId(), reply.base(), reply.length(), mappings)
               : null;
       // one region per key at a time: two threads' replies for one key (two posters resolving it

@@ -34,6 +34,9 @@ import java.util.List;
  * @param fetchingLogicWrongOnShm whether this series is known to compute fetching AND, OR and XOR
  *     wrongly on shared-memory lanes (Debian's 1.13.1: the target keeps {@code old OP old}); the
  *     self-test decides in any case, this says what to expect
+ * @param udDgidCheckDropsRoce whether ud_verbs' destination-GID check drops every packet on RoCE
+ *     devices other than ConnectX (UCX before 1.19 reads the packet's address family from a
+ *     completion field only mlx5 hardware fills); {@link VerbsSetup} turns it off there
  */
 record UcxSeries(
     int minor,
@@ -42,7 +45,8 @@ record UcxSeries(
     UcxWorkerAddress.Format addressFormat,
     boolean protocolV1Only,
     boolean softwareAtomicsWithFailureHandling,
-    boolean fetchingLogicWrongOnShm) {
+    boolean fetchingLogicWrongOnShm,
+    boolean udDgidCheckDropsRoce) {
 
   /** The oldest UCX fiucx runs on. */
   static final int FLOOR = 13;
@@ -55,23 +59,38 @@ record UcxSeries(
       List.of(
           // 1.13: v1 protocols are UCX's default; 6 lanes per endpoint
           new UcxSeries(
-              13, "1.13.1", UcxLayout.V1_13, UcxWorkerAddress.Format.V1_13, true, true, true),
+              13, "1.13.1", UcxLayout.V1_13, UcxWorkerAddress.Format.V1_13, true, true, true, true),
           // 1.14 raised UCP_MAX_LANES to 16; v1 stays UCX's default until 1.16
           new UcxSeries(
-              14, null, UcxLayout.V1_13, UcxWorkerAddress.Format.V1_14, true, true, false),
+              14, null, UcxLayout.V1_13, UcxWorkerAddress.Format.V1_14, true, true, false, true),
           // 1.16 made protocol v2 UCX's default
           new UcxSeries(
-              16, null, UcxLayout.V1_13, UcxWorkerAddress.Format.V1_14, false, false, false),
+              16, null, UcxLayout.V1_13, UcxWorkerAddress.Format.V1_14, false, false, false, true),
           new UcxSeries(
-              18, "1.18.1", UcxLayout.V1_13, UcxWorkerAddress.Format.V1_18, false, false, false),
-          // 1.19 reads 7 bits of a v1 address's md byte as the index
+              18,
+              "1.18.1",
+              UcxLayout.V1_13,
+              UcxWorkerAddress.Format.V1_18,
+              false,
+              false,
+              false,
+              true),
+          // 1.19 reads 7 bits of a v1 address's md byte as the index, and a RoCE packet's address
+          // family from its header
           new UcxSeries(
-              19, null, UcxLayout.V1_13, UcxWorkerAddress.Format.V1_19, false, false, false),
+              19, null, UcxLayout.V1_13, UcxWorkerAddress.Format.V1_19, false, false, false, false),
           // 1.22 removed protocol v1 for RMA, and ucp_request_param_t grew to 96 bytes (remote_*)
           new UcxSeries(
-              22, null, UcxLayout.V1_22, UcxWorkerAddress.Format.V1_19, false, false, false),
+              22, null, UcxLayout.V1_22, UcxWorkerAddress.Format.V1_19, false, false, false, false),
           new UcxSeries(
-              23, "1.23.0", UcxLayout.V1_22, UcxWorkerAddress.Format.V1_19, false, false, false));
+              23,
+              "1.23.0",
+              UcxLayout.V1_22,
+              UcxWorkerAddress.Format.V1_19,
+              false,
+              false,
+              false,
+              false));
 
   /** The newest series fiucx's tests ran on. */
   static final int NEWEST_PROVEN = 23;

@@ -19,6 +19,9 @@ import java.util.Map;
  *     every endpoint)
  * @param sharedMemory whether UCX may allocate in /dev/shm: its free space then bounds allocations
  * @param sharedMemoryBetweenProcesses whether UCX may reach other processes over shared memory
+ * @param settingReasons why fiucx set each of {@code configOverrides} it explains (the verbs
+ *     settings, {@link VerbsSetup})
+ * @param verbsPorts the verbs ports of this machine
  */
 record UcxSetup(
     UcxOptions options,
@@ -27,7 +30,9 @@ record UcxSetup(
     boolean operandKept,
     boolean detectPeerFailure,
     boolean sharedMemory,
-    boolean sharedMemoryBetweenProcesses) {
+    boolean sharedMemoryBetweenProcesses,
+    Map<String, String> settingReasons,
+    VerbsPorts verbsPorts) {
 
   /**
    * Decides the set-up for {@code options} under the environment's UCX_TLS.
@@ -56,6 +61,11 @@ record UcxSetup(
     // of a request it queued); v1 copies it inside the call
     boolean operandKept = !"n".equalsIgnoreCase(UcpNative.configValue("PROTO_ENABLE", overrides));
     boolean detectPeerFailure = options.detectPeerFailure(System.getenv("UCX_TLS"), series);
+    // what UCX needs on verbs ports, where UCX_TLS may use them (may refuse the user's setting)
+    Map<String, String> reasons = new LinkedHashMap<>();
+    VerbsPorts ports = VerbsPorts.here();
+    String effectiveTls = tls != null ? tls : System.getenv("UCX_TLS");
+    VerbsSetup.apply(effectiveTls, ports, series, System.getenv(), overrides, reasons);
     return new UcxSetup(
         options,
         series,
@@ -63,6 +73,8 @@ record UcxSetup(
         operandKept,
         detectPeerFailure,
         sharedMemory,
-        sharedMemoryBetweenProcesses);
+        sharedMemoryBetweenProcesses,
+        Collections.unmodifiableMap(reasons),
+        ports);
   }
 }

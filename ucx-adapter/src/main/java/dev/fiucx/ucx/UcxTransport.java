@@ -103,9 +103,6 @@ public final class UcxTransport implements Transport {
   /** The peers, and those seen dead for {@link #checkPeers}. */
   private final UcxPeers peers;
 
-  /** Why peers' regions are not mapped for CPU atomics, or null when they are where UCX can. */
-  private final String directPathOff;
-
   private final UcxErrors errors = new UcxErrors();
   // metrics: written by the control handling (progress), read by any thread
   private final AtomicLong keysResolved = new AtomicLong();
@@ -247,21 +244,12 @@ public final class UcxTransport implements Transport {
       id = RANDOM.nextLong();
     } while (id == 0);
     this.instanceId = id;
-    this.directPathOff = DirectPath.offReason(options, setup.configOverrides(), workerHandle);
+    DirectPath directPath = DirectPath.of(options, setup.configOverrides(), workerHandle);
     this.peers = new UcxPeers(this, control);
     this.regions = new UcxRegions(this, ctx, options, setup.sharedMemory(), errors);
     this.description =
         new UcxDescription(
-            setup,
-            de,
-            ce,
-            failure,
-            address.length,
-            workerHandle,
-            p,
-            control,
-            errors,
-            directPathOff);
+            setup, de, ce, failure, address.length, workerHandle, p, control, errors, directPath);
     PeerWatch.watch(this);
   }
 
@@ -270,7 +258,12 @@ public final class UcxTransport implements Transport {
    * connection to this transport itself never does, so the self-test proves UCX's own atomics.
    */
   boolean mapsPeers() {
-    return directPathOff == null;
+    return description.directPath().on();
+  }
+
+  /** Who executes the atomics UCX does for the data worker. */
+  AtomicExecution atomics() {
+    return description.directPath().atomics();
   }
 
   // ---------------------------------------------------------------- Transport

@@ -114,6 +114,7 @@ class ControlMessagesFuzzTest {
                   anInt(d),
                   aLong(d),
                   d.consumeBoolean(),
+                  d.consumeBoolean(),
                   d.consumeLong(),
                   d.consumeLong(),
                   d.consumeLong(),

@@ -48,7 +48,7 @@ class ForgedTargetMessagesTest {
         sender.send(
             ControlMessage.AM_RESOLVE_REPLY,
             new ControlMessage.ResolveReply(
-                    inFlight.requestId, peer, guess, false, 0, 0, 0, new byte[0])
+                    inFlight.requestId, peer, guess, false, false, 0, 0, 0, new byte[0])
                 .encode(),
             replyFlag);
         sender.send(

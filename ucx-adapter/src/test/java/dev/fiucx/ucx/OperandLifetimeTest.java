@@ -220,6 +220,7 @@ class OperandLifetimeTest {
                 peers[p].id(),
                 peers[p].secret(),
                 true,
+                false,
                 region.segment().address(),
                 region.segment().byteSize(),
                 region.access(),

@@ -35,6 +35,9 @@ class UcxOptionsTest {
     assertEquals("sm,self", o.withTransports(" SHM ").tlsOverride());
     assertEquals("tcp", o.withTransports("tcp").tlsOverride());
     assertEquals("rc,sm", o.withTransports("rc,sm").tlsOverride());
+    // rc needs a transport to wire up on (UCX's own alias rc_v adds the same)
+    assertEquals("rc_verbs,ud_verbs:aux", o.withTransports("rc_verbs").tlsOverride());
+    assertEquals("rc_verbs,ud_verbs", o.withTransports("rc_verbs,ud_verbs").tlsOverride());
   }
 
   @Test

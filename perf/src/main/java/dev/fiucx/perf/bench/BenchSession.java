@@ -306,7 +306,8 @@ final class BenchSession {
   private PerftestComparison compare(BenchInitiator initiator, BenchTarget link, RunFacts facts)
       throws IOException {
     PerftestMatch match = outputs.vsPerftest();
-    PerftestRunner perftest = new PerftestRunner(PerftestRunner.find(), facts.ucxTls(), err);
+    PerftestRunner perftest =
+        new PerftestRunner(PerftestRunner.find(), facts.ucxTls(), facts.ucxEnvironment(), err);
     List<PerftestComparison.Round> rounds = new ArrayList<>();
     long iterations = cfg.iterations();
     for (int i = 1; i <= outputs.rounds(); i++) {

@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -28,6 +29,7 @@ public final class PerftestRunner {
 
   private final Path executable;
   private final String ucxTls;
+  private final Map<String, String> ucxSettings;
   private final PrintStream log;
 
   /** Whether this ucx_perftest has an MPI mode to turn off ({@code -P}); null until asked. */
@@ -35,10 +37,14 @@ public final class PerftestRunner {
 
   /**
    * @param ucxTls the UCX_TLS both processes get: the list fiucx's domain uses
+   * @param ucxSettings the other UCX settings fiucx made on its domain's context (environment
+   *     variables, e.g. the verbs ones), which both processes get too
    */
-  public PerftestRunner(Path executable, String ucxTls, PrintStream log) {
+  public PerftestRunner(
+      Path executable, String ucxTls, Map<String, String> ucxSettings, PrintStream log) {
     this.executable = executable;
     this.ucxTls = ucxTls;
+    this.ucxSettings = Map.copyOf(ucxSettings);
     this.log = log;
   }
 
@@ -169,6 +175,7 @@ public final class PerftestRunner {
       // 16 MiB sm_segment file in /dev/shm per process behind: only the self transport is needed
       b.environment().put("OMPI_MCA_btl", "self");
     }
+    b.environment().putAll(ucxSettings);
     b.environment().put("UCX_TLS", ucxTls);
     b.environment().put("UCX_LOG_FILE", "stderr");
     return b.start();
