@@ -13,7 +13,8 @@ import org.w3c.dom.NodeList;
  * The closing lines of {@code ./fiucx test}: how many tests ran, passed, failed and were skipped in
  * each module, and why tests were skipped, read from surefire's XML reports; then one line per UCX
  * release the suite ran on (the host's and each kept under {@code target/ucx-releases/}, see
- * {@code tools/ucx-rootfs/test-releases}), and the outcome of the newcomer's demo kept there. Run
+ * {@code tools/ucx-rootfs/test-releases}), the outcome of the newcomer's demo kept there, and the
+ * steps run over verbs in the Soft-RoCE VM ({@code tools/verbs-vm/test-verbs}). Run
  * as a source file ({@code java TestSummary.java ROOT}): no build step, nothing on the class path.
  */
 public final class TestSummary {
@@ -46,6 +47,13 @@ public final class TestSummary {
         for (String line : Files.readAllLines(newcomer)) {
           System.out.println("fiucx test: " + line);
         }
+      }
+    }
+    Path verbs = root.resolve("target/verbs-vm/summary.txt");
+    if (Files.isRegularFile(verbs)) {
+      System.out.println("fiucx test: over verbs (rc_verbs on Soft-RoCE, in a VM)");
+      for (String line : Files.readAllLines(verbs)) {
+        System.out.println("  " + line);
       }
     }
   }
