@@ -38,7 +38,7 @@ final class ConformanceCommand implements Callable<Integer>, ProviderGate.OpensP
   @Option(
       names = "--transport",
       defaultValue = "shm",
-      description = "the provider's transport: shm or tcp (default: shm)")
+      description = "the provider's transport: shm, tcp, rc_verbs or a UCX_TLS list (default: shm)")
   String transport;
 
   @Option(

@@ -31,7 +31,9 @@ final class InfoCommand implements Callable<Integer>, ProviderGate.OpensProvider
       description = "open this provider (e.g. ucx) and show what it reports, asked cell by cell")
   String provider;
 
-  @Option(names = "--transport", description = "the provider's transport: shm or tcp")
+  @Option(
+      names = "--transport",
+      description = "the provider's transport: shm, tcp, rc_verbs or a UCX_TLS list")
   String transport;
 
   @Override

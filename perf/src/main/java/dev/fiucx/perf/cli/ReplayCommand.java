@@ -29,7 +29,8 @@ final class ReplayCommand implements Callable<Integer>, ProviderGate.OpensProvid
 
   @Option(
       names = "--transport",
-      description = "the provider's transport: shm or tcp (default: the provider's choice)")
+      description =
+          "the provider's transport: shm, tcp, rc_verbs or a UCX_TLS list (default: the provider's choice)")
   String transport;
 
   @Parameters(arity = "1..*", paramLabel = "FILE", description = "JSON Lines vector files")
