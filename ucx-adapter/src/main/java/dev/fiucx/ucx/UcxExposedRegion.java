@@ -120,7 +120,7 @@ final class UcxExposedRegion implements ExposedRegion {
     }
     transport.regions().unpublish(key);
     for (Resolver r : toTell) {
-      transport.control().sendRevoke(r, key, () -> forget(r));
+      transport.control().initiators().sendRevoke(r, key, () -> forget(r));
     }
   }
 
