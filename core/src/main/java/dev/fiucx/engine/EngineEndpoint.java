@@ -49,7 +49,6 @@ final class EngineEndpoint implements Endpoint, InCallAtomics {
   private final int index;
   private final AtomicTable table;
   private final boolean virtualAddressing;
-  private final Progress progress;
   private final PendingOperations pending;
   private final OperationCounts counts;
   private final Arena arena = Arena.ofShared();
@@ -77,7 +76,6 @@ final class EngineEndpoint implements Endpoint, InCallAtomics {
     this.index = index;
     this.table = domain.table();
     this.virtualAddressing = domain.attr().virtualAddressing();
-    this.progress = progress;
     this.pending = new PendingOperations(IN_FLIGHT, domain.concurrent());
     this.counts = pending.counts();
     // the CAS loop's steps carry tokens with bit 31 of the low word set; slots stay below it
