@@ -1,7 +1,10 @@
 /**
- * fiucx's core: the API ({@code dev.fiucx}), what a provider implements ({@code dev.fiucx.spi}) and
- * the Micrometer binder ({@code dev.fiucx.metrics}) for everyone; the engine behind them only to
- * the modules that build on it, each named here with the reason it needs the package.
+ * fiucx's core: the API ({@code dev.fiucx}), what a provider implements and uses ({@code
+ * dev.fiucx.spi}) and the Micrometer binder ({@code dev.fiucx.metrics}) for everyone. A provider is
+ * written against {@code dev.fiucx.spi} alone: it opens the engine's domain over its transport
+ * ({@code Engine.openDomain}) and recognises the lock-word region by its access ({@code
+ * LockWordRegion}), so no package of the engine is exported to it. The packages that are exported
+ * by name go to the conformance module and perf, each named here with the reason it needs them.
  */
 // "module": the qualified exports name modules built after this one; "requires-automatic":
 // Micrometer names its module in its manifest (Automatic-Module-Name), a stable name
@@ -16,12 +19,6 @@ module dev.fiucx {
   exports dev.fiucx.spi;
   exports dev.fiucx.metrics;
 
-  // the ucx provider opens its domains as EngineDomain over its transport
-  exports dev.fiucx.engine to
-      dev.fiucx.ucx;
-  // the ucx provider marks and names the lock-word region (LockWords) it exposes
-  exports dev.fiucx.emulation to
-      dev.fiucx.ucx;
   // the reference semantics: what the conformance suite checks against, what `info` and the demo
   // print, what the JMH benchmarks measure
   exports dev.fiucx.semantics to

@@ -16,13 +16,13 @@ import java.util.Set;
 public final class ProviderTable {
   private ProviderTable() {}
 
-  public static AtomicTable build(List<NativeSelfTest.Demotion> demoted, Set<Mechanism> built) {
+  public static AtomicTable build(List<NativeAtomicsProof.Demotion> demoted, Set<Mechanism> built) {
     return AtomicTable.reference()
         .map(
             cell -> {
               AtomicCell c = cell;
               if (c.valid() && c.mechanism() == Mechanism.NATIVE) {
-                for (NativeSelfTest.Demotion d : demoted) {
+                for (NativeAtomicsProof.Demotion d : demoted) {
                   if (d.op() == c.nativeOp()
                       && d.size() == c.size()
                       && d.fetching() == fetches(c)) {

@@ -3,6 +3,7 @@ package dev.fiucx.emulation;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import dev.fiucx.FiFlags;
+import dev.fiucx.spi.LockWordRegion;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 
@@ -31,11 +32,11 @@ public final class LockWords {
   public static final long REGION_BYTES = STRIPES * 8L;
 
   /**
-   * A provider-specific access bit (libfabric leaves bits 56-63 to providers) that the lock region
-   * carries, so that any initiator that resolves its key learns from the target itself that it is
-   * no region for user calls: they refuse it as an unknown key.
+   * The access bit the lock region carries, so that any initiator that resolves its key learns from
+   * the target itself that it is no region for user calls: they refuse it as an unknown key. It is
+   * SPI ({@link LockWordRegion}) because providers carry it and recognise the region by it.
    */
-  public static final long REGION_MARK = 1L << 62;
+  public static final long REGION_MARK = LockWordRegion.ACCESS_MARK;
 
   /** The access the lock region is exposed with. */
   public static final long REGION_ACCESS = FiFlags.REMOTE_READ | FiFlags.REMOTE_WRITE | REGION_MARK;

@@ -16,7 +16,7 @@ import dev.fiucx.FiOp;
 import dev.fiucx.Mechanism;
 import dev.fiucx.completion.CompletionCounter;
 import dev.fiucx.completion.CompletionRing;
-import dev.fiucx.dispatch.NativeSelfTest;
+import dev.fiucx.dispatch.NativeAtomicsProof;
 import dev.fiucx.dispatch.ProviderTable;
 import dev.fiucx.emulation.EmulationCounters;
 import dev.fiucx.emulation.LockWords;
@@ -56,11 +56,11 @@ public final class EngineDomain implements Domain, TransportCompletions {
 
   private final String providerName;
   private final DomainAttr attr;
-  private final NativeSelfTest selfTest = new NativeSelfTest();
+  private final NativeAtomicsProof selfTest = new NativeAtomicsProof();
   private final Transport transport;
   private final long keysResolvedAtOpen;
   private final long keysRevokedAtOpen;
-  private final List<NativeSelfTest.Demotion> demotions;
+  private final List<NativeAtomicsProof.Demotion> demotions;
   private final AtomicTable table;
   private final EmulationCounters emulationCounters;
   private final ExposedRegion lockRegion;
@@ -395,7 +395,7 @@ public final class EngineDomain implements Domain, TransportCompletions {
   }
 
   /** The native ops the self-test found wrong on this machine. */
-  public List<NativeSelfTest.Demotion> demotions() {
+  public List<NativeAtomicsProof.Demotion> demotions() {
     return demotions;
   }
 

@@ -17,8 +17,9 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class ProviderTableTest {
-  private static final NativeSelfTest.Demotion FETCHING_AND_64 =
-      new NativeSelfTest.Demotion(RemoteAtomicOp.AND, 8, true, "fetching AND on 8 bytes was wrong");
+  private static final NativeAtomicsProof.Demotion FETCHING_AND_64 =
+      new NativeAtomicsProof.Demotion(
+          RemoteAtomicOp.AND, 8, true, "fetching AND on 8 bytes was wrong");
 
   @Test
   void aDemotedFetchingOpLeavesTheNonFetchingCellNative() {

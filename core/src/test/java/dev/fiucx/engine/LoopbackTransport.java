@@ -4,6 +4,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 
 import dev.fiucx.spi.ExposedRegion;
+import dev.fiucx.spi.MappedWords;
 import dev.fiucx.spi.RemoteAtomicOp;
 import dev.fiucx.spi.RemoteRegion;
 import dev.fiucx.spi.Transport;
@@ -13,22 +14,36 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A transport to this process's own memory, for engine tests without UCX: every atomic is applied
- * at once under a lock, reported PENDING, and completed by the next {@link #progress}, which can be
- * told to throw.
+ * at once with this CPU's atomics ({@link MappedWords}), reported PENDING, and completed by the
+ * next {@link #progress}, which can be told to throw. Opened {@code mapped}, it also hands its
+ * regions out as mapped into this process, as a shared-memory transport does, so that the engine
+ * may run one-element calls on them in place. Told to {@link #holdUntilProgress}, it carries out
+ * what was posted only at the next progress, newest first: nothing orders a transport's operations
+ * unless the engine waits for their completions.
  */
 final class LoopbackTransport implements Transport {
   private final TransportCompletions completions;
   private final Arena arena = Arena.ofShared();
   private final Map<Long, ExposedRegion> regions = new ConcurrentHashMap<>();
   private final ConcurrentLinkedQueue<Long> done = new ConcurrentLinkedQueue<>();
+  private final ConcurrentLinkedDeque<Runnable> held = new ConcurrentLinkedDeque<>();
+  private final boolean mapped;
   private long nextKey = 1;
   private final AtomicInteger keysResolved = new AtomicInteger();
+
+  /** While set, posts are carried out at the next progress, the newest first. */
+  volatile boolean holdUntilProgress;
+
+  /** Atomics, gets and puts posted, the self-test's included. */
+  final AtomicLong posts = new AtomicLong();
 
   /** Thrown by the next progress call, once. */
   final AtomicReference<RuntimeException> throwOnce = new AtomicReference<>();
@@ -40,7 +55,16 @@ final class LoopbackTransport implements Transport {
   final AtomicInteger progressThreadCalls = new AtomicInteger();
 
   LoopbackTransport(TransportCompletions completions) {
+    this(completions, false);
+  }
+
+  /**
+   * @param mapped whether peers see the regions as mapped into this process ({@link
+   *     TransportPeer#mapped})
+   */
+  LoopbackTransport(TransportCompletions completions, boolean mapped) {
     this.completions = completions;
+    this.mapped = mapped;
   }
 
   @Override
@@ -63,7 +87,8 @@ final class LoopbackTransport implements Transport {
 
   @Override
   public synchronized ExposedRegion allocate(long size, long access) {
-    return expose(arena.allocate((size + 7) & ~7L, 8), access);
+    // page-aligned, as UCX allocates: an offset aligned for its element is an aligned address
+    return expose(arena.allocate((size + 7) & ~7L, 4096), access);
   }
 
   @Override
@@ -108,6 +133,9 @@ final class LoopbackTransport implements Transport {
     if (e != null) {
       throw e;
     }
+    for (Runnable op; (op = held.pollLast()) != null; ) {
+      op.run();
+    }
     int events = 0;
     for (Long token; (token = done.poll()) != null; events++) {
       completions.completed(token, 0);
@@ -136,7 +164,24 @@ final class LoopbackTransport implements Transport {
     arena.close();
   }
 
-  private record Remote(MemorySegment segment, long access) implements RemoteRegion {
+  /**
+   * Carries out {@code op} now, or at the next progress while held; then completes {@code token}.
+   */
+  private void carryOut(long token, Runnable op) {
+    posts.incrementAndGet();
+    if (holdUntilProgress) {
+      held.add(
+          () -> {
+            op.run();
+            done.add(token);
+          });
+    } else {
+      op.run();
+      done.add(token);
+    }
+  }
+
+  private record Remote(MemorySegment segment, long access, String path) implements RemoteRegion {
     @Override
     public long base() {
       return segment.address();
@@ -150,11 +195,6 @@ final class LoopbackTransport implements Transport {
     @Override
     public boolean revoked() {
       return false;
-    }
-
-    @Override
-    public String path() {
-      return "loopback";
     }
   }
 
@@ -172,7 +212,7 @@ final class LoopbackTransport implements Transport {
       if (r == null) {
         return -dev.fiucx.FiErrno.EKEYREJECTED;
       }
-      cache.put(key, new Remote(r.segment(), r.access()));
+      cache.put(key, new Remote(r.segment(), r.access(), mapped ? "mapped" : "loopback"));
       keysResolved.incrementAndGet();
       return 0;
     }
@@ -191,23 +231,14 @@ final class LoopbackTransport implements Transport {
         throw injected;
       }
       MemorySegment target = ((Remote) remote).segment();
-      synchronized (LoopbackTransport.this) {
-        long old = load(target, offset, size);
-        long next =
-            switch (op) {
-              case ADD -> old + value;
-              case SWAP -> value;
-              case AND -> old & value;
-              case OR -> old | value;
-              case XOR -> old ^ value;
-              case CSWAP -> throw new IllegalArgumentException("CSWAP goes to postCompareSwap");
-            };
-        store(target, offset, size, next);
-        if (resultAddress != 0) {
-          store(at(resultAddress), 0, size, old);
-        }
-      }
-      done.add(token);
+      carryOut(
+          token,
+          () -> {
+            long old = MappedWords.apply(target, offset, op, size, value);
+            if (resultAddress != 0) {
+              store(at(resultAddress), 0, size, old);
+            }
+          });
       return PENDING;
     }
 
@@ -225,31 +256,40 @@ final class LoopbackTransport implements Transport {
         throw injected;
       }
       MemorySegment target = ((Remote) remote).segment();
-      synchronized (LoopbackTransport.this) {
-        long old = load(target, offset, size);
-        if (old == (size == 8 ? compare : compare & 0xFFFFFFFFL)) {
-          store(target, offset, size, swap);
-        }
-        store(at(resultAddress), 0, size, old);
-      }
-      done.add(token);
+      carryOut(
+          token,
+          () ->
+              store(
+                  at(resultAddress),
+                  0,
+                  size,
+                  MappedWords.compareSwap(target, offset, size, compare, swap)));
       return PENDING;
     }
 
     @Override
     public int postGet(
         RemoteRegion remote, long offset, int length, long localAddress, long token) {
-      MemorySegment.copy(((Remote) remote).segment(), offset, at(localAddress), 0, length);
-      done.add(token);
+      carryOut(
+          token,
+          () ->
+              MemorySegment.copy(((Remote) remote).segment(), offset, at(localAddress), 0, length));
       return PENDING;
     }
 
     @Override
     public int postPut(
         RemoteRegion remote, long offset, int length, long localAddress, long token) {
-      MemorySegment.copy(at(localAddress), 0, ((Remote) remote).segment(), offset, length);
-      done.add(token);
+      carryOut(
+          token,
+          () ->
+              MemorySegment.copy(at(localAddress), 0, ((Remote) remote).segment(), offset, length));
       return PENDING;
+    }
+
+    @Override
+    public MemorySegment mapped(RemoteRegion remote) {
+      return mapped ? ((Remote) remote).segment() : null;
     }
 
     @Override
@@ -264,12 +304,6 @@ final class LoopbackTransport implements Transport {
   @SuppressWarnings("restricted") // the engine hands this transport native addresses it owns
   private static MemorySegment at(long address) {
     return MemorySegment.ofAddress(address).reinterpret(32);
-  }
-
-  private static long load(MemorySegment s, long offset, int size) {
-    return size == 8
-        ? s.get(JAVA_LONG_UNALIGNED, offset)
-        : s.get(JAVA_INT_UNALIGNED, offset) & 0xFFFFFFFFL;
   }
 
   private static void store(MemorySegment s, long offset, int size, long v) {

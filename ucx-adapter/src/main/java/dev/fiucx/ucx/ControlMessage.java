@@ -20,7 +20,7 @@ sealed interface ControlMessage {
 
   /**
    * Carries nothing and is dropped where it arrives; sent with UCX's reply flag, it completes only
-   * once the endpoint has finished its wire-up with the peer ({@link UcxPeer#awaitWiredUp}).
+   * once the endpoint has finished its wire-up with the peer ({@link PeerKeys#awaitWiredUp}).
    */
   int AM_WIRE_UP = 0x4936;
 

@@ -79,7 +79,7 @@ final class MappedAtomics {
 
   /**
    * Runs every op on both sizes once on scratch memory and checks old and new values, as {@link
-   * dev.fiucx.dispatch.NativeSelfTest} does for UCX's own atomics: the mapped path is used only
+   * dev.fiucx.dispatch.NativeAtomicsProof} does for UCX's own atomics: the mapped path is used only
    * once seen right here. Returns null when all are right, else what went wrong.
    */
   static String selfTest() {

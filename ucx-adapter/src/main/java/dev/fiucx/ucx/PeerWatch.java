@@ -5,7 +5,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One daemon thread per JVM that looks at the processes of every open transport's peers every
@@ -18,7 +17,6 @@ final class PeerWatch {
 
   private static final System.Logger LOG = System.getLogger("dev.fiucx.ucx");
   private static final Set<UcxTransport> WATCHED = ConcurrentHashMap.newKeySet();
-  private static final AtomicLong FAILED_LOOKS = new AtomicLong();
   private static ScheduledExecutorService timer; // guarded by PeerWatch.class
 
   private PeerWatch() {}
@@ -38,17 +36,11 @@ final class PeerWatch {
     WATCHED.remove(transport);
   }
 
-  /** Looks that threw (a transport closing under the look); for describe and tests. */
-  static long failedLooks() {
-    return FAILED_LOOKS.get();
-  }
-
   private static void look() {
     for (UcxTransport t : WATCHED) {
       try {
         t.lookForDeadPeers();
       } catch (RuntimeException e) { // one transport's trouble must not stop the watch of others
-        FAILED_LOOKS.incrementAndGet();
         LOG.log(System.Logger.Level.WARNING, "looking at the peers of " + t + " failed", e);
       }
     }

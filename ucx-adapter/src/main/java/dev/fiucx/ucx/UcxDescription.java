@@ -19,7 +19,7 @@ import org.openucx.jucx.ucp.UcpContext;
  * @param addressBytes the length of the transport's encoded address
  * @param workerHandle the data worker's native ucp_worker_h
  * @param poster the transport's atomic poster (its request slots)
- * @param control the transport's control channel (the initiators it serves)
+ * @param initiators the initiators the transport serves as a target
  * @param errors what the transport caught and survived
  * @param directPath who executes UCX's atomics, and whether the direct path is on
  */
@@ -31,7 +31,7 @@ record UcxDescription(
     int addressBytes,
     long workerHandle,
     AtomicPoster poster,
-    ControlChannel control,
+    ServedInitiators initiators,
     UcxErrors errors,
     DirectPath directPath) {
 
@@ -77,9 +77,9 @@ record UcxDescription(
         "ucx.dead_peers",
         (detectPeerFailure ? "UCX's peer-failure handling; " : "")
             + "processes of peers in this host and pid namespace are watched");
-    d.put("ucx.initiators_served", Integer.toString(control.initiatorsServed()));
-    d.put("ucx.initiator_endpoints", Integer.toString(control.initiatorEndpoints()));
-    d.put("ucx.initiator_claims", control.claims());
+    d.put("ucx.initiators_served", Integer.toString(initiators.served()));
+    d.put("ucx.initiator_endpoints", Integer.toString(initiators.endpointCount()));
+    d.put("ucx.initiator_claims", initiators.claims());
     d.put("ucx.address_bytes", Integer.toString(addressBytes));
     d.put("ucx.worker.address_bytes", Integer.toString(dataEndpoints.addressLength()));
     d.put("ucx.worker.atomics", DirectPath.workerAtomics(workerHandle));

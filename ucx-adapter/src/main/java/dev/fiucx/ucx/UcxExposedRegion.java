@@ -1,7 +1,7 @@
 package dev.fiucx.ucx;
 
-import dev.fiucx.emulation.LockWords;
 import dev.fiucx.spi.ExposedRegion;
+import dev.fiucx.spi.LockWordRegion;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.HashSet;
@@ -120,7 +120,7 @@ final class UcxExposedRegion implements ExposedRegion {
     }
     transport.regions().unpublish(key);
     for (Resolver r : toTell) {
-      transport.control().sendRevoke(r, key, () -> forget(r));
+      transport.control().initiators().sendRevoke(r, key, () -> forget(r));
     }
   }
 
@@ -189,7 +189,7 @@ final class UcxExposedRegion implements ExposedRegion {
     // the lock region's key stays out of anything printed: no user call may name it
     return "UcxExposedRegion[key=%s, address=0x%x, length=%d]"
         .formatted(
-            (access & LockWords.REGION_MARK) != 0 ? "(lock words)" : "%016x".formatted(key),
+            LockWordRegion.isMarked(access) ? "(lock words)" : "%016x".formatted(key),
             segment.address(),
             segment.byteSize());
   }

@@ -133,17 +133,6 @@ public record UcxOptions(
         transports, threadSafe, peerFailureDetection, controlTimeout, on, allocationLimit);
   }
 
-  /**
-   * These options with another allocation limit.
-   *
-   * @param bytes the largest region, or 0 for the machine's
-   * @return the new options
-   */
-  public UcxOptions withAllocationLimit(long bytes) {
-    return new UcxOptions(
-        transports, threadSafe, peerFailureDetection, controlTimeout, directPath, bytes);
-  }
-
   /** The UCX_TLS value to set on the context, or null to leave UCX's own. */
   String tlsOverride() {
     if (transports == null || transports.isBlank()) {

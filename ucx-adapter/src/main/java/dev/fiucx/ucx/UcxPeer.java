@@ -11,20 +11,16 @@ import dev.fiucx.spi.TransportPeer;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import org.openucx.jucx.UcxCallback;
+import java.util.function.Function;
+import java.util.function.IntConsumer;
 import org.openucx.jucx.ucp.UcpEndpoint;
 import org.openucx.jucx.ucp.UcpRemoteKey;
-import org.openucx.jucx.ucp.UcpRequest;
 
 /**
- * One UCX endpoint to a peer transport: resolves the peer's keys over the control channel, caches
- * them in a long-keyed map that {@link #cached} reads without allocating, and posts atomics through
- * the transport's {@link AtomicPoster}.
+ * One UCX endpoint to a peer transport: posts atomics through the transport's {@link AtomicPoster}
+ * onto the regions its {@link PeerKeys} resolve over the control channel, looked up in a long-keyed
+ * map that {@link #cached} reads without allocating; and the peer's failure and close.
  *
  * <p>A peer that dies is found by UCX (tcp with peer-failure handling) or, where UCX cannot see it
  * (shared memory), by the transport's look at the peer's process ({@link #processExited}); either
@@ -86,20 +82,11 @@ final class UcxPeer implements TransportPeer {
   /** Where control messages go: {@link #control} until it fails, else {@link #endpoint}. */
   private volatile UcpEndpoint route;
 
-  /** Whether regions this peer resolves are mapped for CPU atomics where UCX can map them. */
-  private final boolean maps;
+  /** The keys this peer resolves, and the regions they name. */
+  private final PeerKeys keys;
 
-  private final LongObjectMap<UcxRemoteRegion> cache = new LongObjectMap<>();
-  private final Map<Long, PendingResolve> pending = new HashMap<>();
-  private final List<UcpRemoteKey> rkeys = new ArrayList<>();
-
-  /** The scope of every mapping of this peer's regions: closed before the rkeys unmap them. */
-  private final java.lang.foreign.Arena mappings = java.lang.foreign.Arena.ofShared();
-
-  private long nextRequestId = 1;
-
-  /** Whether a RESOLVE went to the target: only then does it hold anything a RELEASE lets go. */
-  private boolean resolving; // guarded by this
+  /** {@link PeerKeys#cache}, read here directly: posts look up their region without a hop more. */
+  private final LongObjectMap<UcxRemoteRegion> cache;
 
   private volatile int failure; // 0, or the negative fi_errno that posts now return
 
@@ -122,23 +109,18 @@ final class UcxPeer implements TransportPeer {
 
   /**
    * Posts on the ucp path between their last look at the key's revocation and UCX holding the
-   * operation ({@link #enterPost}). {@link #onRevoke} marks the key revoked, then waits for this to
-   * be 0 before it flushes: a post that looked before the mark is inside the flush, one that looks
-   * after it is refused. Without it a post that passed its check just before a REVOKE was handled
-   * reached the target after the acknowledgement, and over tcp the target's UCX applied it to
-   * memory already unmapped (SIGSEGV in ucp_atomic_req_handler, seen once in CI).
+   * operation ({@link #enterPost}). {@link PeerKeys#onRevoke} marks the key revoked, then waits for
+   * this to be 0 ({@link #awaitPostsUnderway}) before it flushes: a post that looked before the
+   * mark is inside the flush, one that looks after it is refused. Without it a post that passed its
+   * check just before a REVOKE was handled reached the target after the acknowledgement, and over
+   * tcp the target's UCX applied it to memory already unmapped (SIGSEGV in ucp_atomic_req_handler,
+   * seen once in CI).
    */
   @SuppressWarnings("unused") // through POSTING
   private volatile int posting;
 
   private volatile String failureText;
   private volatile boolean closed;
-
-  /** Whether the data endpoint has finished its wire-up ({@link #awaitWiredUp}). */
-  private volatile boolean wiredUp;
-
-  /** Whether the peer is this transport itself (no wire-up, nothing mapped). */
-  private final boolean self;
 
   UcxPeer(
       UcxTransport transport,
@@ -156,7 +138,7 @@ final class UcxPeer implements TransportPeer {
     this.postsRaceRevokes = transport.options().threadSafe();
     this.endpoint = transport.dataEndpoints().open(peerAddress.data(), this::failed);
     this.ep = endpoint.getNativeId();
-    this.self = java.util.Arrays.equals(peerAddress.encode(), transport.address());
+    boolean self = java.util.Arrays.equals(peerAddress.encode(), transport.address());
     WorkerEndpoints side = transport.controlRouteTo(peerAddress);
     UcpEndpoint c = null;
     if (side.controlOnly() && !self) { // self: no wire-up, nothing to free
@@ -170,7 +152,8 @@ final class UcxPeer implements TransportPeer {
     }
     this.control = c;
     this.route = c != null ? c : endpoint;
-    this.maps = transport.mapsPeers() && !self;
+    this.keys = new PeerKeys(this, transport, self, transport.mapsPeers() && !self);
+    this.cache = keys.cache();
   }
 
   int id() {
@@ -187,6 +170,11 @@ final class UcxPeer implements TransportPeer {
    */
   long secret() {
     return secret;
+  }
+
+  /** Where control messages to the target go now: the control endpoint, or the data one. */
+  UcpEndpoint route() {
+    return route;
   }
 
   /** Whether {@code handle} is the native ucp_ep_h of this peer's data or control endpoint. */
@@ -453,6 +441,11 @@ final class UcxPeer implements TransportPeer {
     return failure != 0;
   }
 
+  /** 0, or the negative fi_errno that posts return since this peer failed or closed. */
+  int failure() {
+    return failure;
+  }
+
   /** Why the connection failed (UCX's text), or null. */
   String failureText() {
     return failureText;
@@ -460,87 +453,8 @@ final class UcxPeer implements TransportPeer {
 
   @Override
   public int resolve(long key) {
-    PendingResolve p = startResolve(key);
-    if (p == null) {
-      return failure != 0 ? failure : -FiErrno.EIO;
-    }
-    long start = System.nanoTime();
-    long deadline = start + transport.controlTimeoutNanos();
-    long nextLook = start + LOOK_PERIOD_NANOS;
-    transport.beginControlWait();
-    try {
-      while (!p.done) {
-        if (failure != 0) {
-          finish(p, failure);
-          break;
-        }
-        long now = System.nanoTime();
-        if (now - deadline > 0) {
-          finish(p, -FiErrno.ETIMEDOUT);
-          break;
-        }
-        if (now - nextLook > 0) { // a peer that died does not answer: do not wait out the timeout
-          nextLook = now + LOOK_PERIOD_NANOS;
-          if (!process.alive()) {
-            processExited();
-            continue;
-          }
-        }
-        transport.progress();
-      }
-      if (p.status == 0 && !wiredUp && takesSoftwareAtomics(key)) {
-        return awaitWiredUp(deadline);
-      }
-    } finally {
-      transport.endControlWait();
-    }
-    return p.status;
+    return keys.resolve(key);
   }
-
-  /**
-   * Whether UCX carries atomics on {@code key}'s region in software (over tcp, or on registered
-   * memory over shared memory): UCX cannot map it into this process. Atomics it does in place
-   * (memory UCX allocated, over shared memory) need no reply, and no wire-up with the peer.
-   */
-  private boolean takesSoftwareAtomics(long key) {
-    UcxRemoteRegion r = cache.get(key);
-    return r != null && !self && UcpNative.rkeyPtr(r.rkeyHandle(), r.base()) == 0;
-  }
-
-  /**
-   * Waits, within a resolve's deadline, until the data endpoint has finished its wire-up with the
-   * peer: a message sent with UCX's reply flag waits in the endpoint's wire-up queue until UCX has
-   * learnt the peer's endpoint. Why: on protocols v2 (UCX 1.16 and later) a software atomic still
-   * in that queue when the endpoint fails makes UCX abort the whole process ("'abort' is not
-   * implemented for protocol amo/fetch/sw", UCX 1.18.1 and 1.23.0~rc1, over tcp and shared memory
-   * alike), and the first software atomic to a peer would start the wire-up and wait there. Wired
-   * up, an atomic goes straight to its transport, and one in flight when the peer dies ends the way
-   * every other does ({@link #failed}, {@link #processExited}). Once per peer, on the first resolve
-   * of a region UCX does atomics on in software; regions UCX maps need no wire-up, and a target
-   * that answered one would keep an endpoint back for each initiator.
-   */
-  private int awaitWiredUp(long deadline) {
-    int[] failedWith = {0};
-    ControlChannel.Sent sent =
-        transport.control().sendWireUp(endpoint, status -> failedWith[0] = status);
-    while (!sent.done()) {
-      if (failure != 0) {
-        return failure;
-      }
-      if (System.nanoTime() - deadline > 0) {
-        return -FiErrno.ETIMEDOUT;
-      }
-      transport.progress();
-    }
-    if (failedWith[0] != 0) {
-      return failure != 0 ? failure : failedWith[0];
-    }
-    wiredUp = true;
-    return 0;
-  }
-
-  /** How often a waiting resolve looks at the peer's process. */
-  private static final long LOOK_PERIOD_NANOS = 200_000_000L;
 
   /**
    * Sends RESOLVE for {@code key} without waiting; the answer arrives during {@link
@@ -548,24 +462,30 @@ final class UcxPeer implements TransportPeer {
    * request could not be sent.
    */
   PendingResolve startResolve(long key) {
-    PendingResolve p;
-    synchronized (this) {
-      if (closed || failure != 0) {
-        return null;
-      }
-      p = new PendingResolve(nextRequestId++, key);
-      pending.put(p.requestId, p);
-      resolving = true;
-    }
+    return keys.start(key);
+  }
+
+  /** The target answered a RESOLVE. */
+  void onResolveReply(ControlMessage.ResolveReply reply) {
+    keys.onResolveReply(reply);
+  }
+
+  /**
+   * Sends the target a control message that {@code message} builds for the endpoint it goes on,
+   * over {@link #route}. One lost with the control endpoint goes again on the data endpoint, the
+   * route from then on; {@code onFailure} gets the negative fi_errno of a send that failed for good
+   * (on the data endpoint, or once this peer failed or closed).
+   */
+  void sendToTarget(Function<UcpEndpoint, ControlMessage> message, IntConsumer onFailure) {
     UcpEndpoint via = route;
     transport
         .control()
         .send(
             via,
-            resolveMessage(p, via),
+            message.apply(via),
             status -> {
               if (via == endpoint || closed || failure != 0) {
-                finish(p, status);
+                onFailure.accept(status);
                 return;
               }
               // lost with the control endpoint: again on the data endpoint, after this progress
@@ -573,135 +493,23 @@ final class UcxPeer implements TransportPeer {
               transport
                   .control()
                   .defer(
-                      () ->
-                          transport
-                              .control()
-                              .send(endpoint, resolveMessage(p, endpoint), s -> finish(p, s)));
+                      () -> transport.control().send(endpoint, message.apply(endpoint), onFailure));
             });
-    return p;
   }
 
-  /**
-   * A RESOLVE to send on {@code via}, naming the UUID of the worker {@code via} belongs to: the one
-   * whose endpoint the target claims for its answers.
-   */
-  private ControlMessage.Resolve resolveMessage(PendingResolve p, UcpEndpoint via) {
-    long worker = via == endpoint ? transport.workerUuid() : transport.controlEndpoints().uuid();
-    return new ControlMessage.Resolve(
-        p.requestId, p.key, transport.instanceId(), id, worker, secret, ProcessIdentity.self());
-  }
-
-  /** The target answered a RESOLVE. */
-  void onResolveReply(ControlMessage.ResolveReply reply) {
-    PendingResolve p;
-    synchronized (this) {
-      p = pending.get(reply.requestId());
-      if (p == null || closed) {
-        return; // timed out or closed meanwhile
-      }
-    }
-    if (!reply.found()) {
-      UcxRemoteRegion stale = cache.get(p.key);
-      if (stale != null && !stale.revoked()) {
-        stale.markRevoked();
-        transport.keyRevoked(); // the REVOKE itself may have been missed (sent before we knew)
-      }
-      finish(p, -FiErrno.EKEYREJECTED);
-      return;
-    }
-    String incoherent = transport.atomics().mixingRefusal(reply.deviceAtomics());
-    if (incoherent != null) {
-      transport.errors().incoherent("key " + Long.toUnsignedString(p.key) + ": " + incoherent);
-      finish(p, -FiErrno.EOPNOTSUPP);
-      return;
-    }
-    if (!answers(cache.get(p.key), reply)) {
-      UcpRemoteKey rkey;
-      try {
-        ByteBuffer packed = ByteBuffer.allocateDirect(reply.rkey().length);
-        packed.put(reply.rkey()).flip();
-        rkey = endpoint.unpackRemoteKey(packed);
-      } catch (RuntimeException e) {
-        transport.errors().peerCaused("unpacking a peer's rkey", e);
-        finish(p, -FiErrno.EIO);
-        return;
-      }
-      MemorySegment mapping =
-          maps && !reply.deviceAtomics()
-              ? UcxRemoteRegion.map(rkey.getNativeId(), reply.base(), reply.length(), mappings)
-              : null;
-      // one region per key at a time: two threads' replies for one key (two posters resolving it
-      // at once, each draining the other's reply) once both went into the cache, the second over
-      // the first that a poster already held; a REVOKE then marked only the second, and the
-      // first's poster went on posting after the acknowledgement, onto unmapped memory (SIGSEGV
-      // at the target over tcp)
-      synchronized (this) {
-        rkeys.add(rkey); // older rkeys stay alive: operations may still be in flight on them
-        if (!answers(cache.get(p.key), reply)) {
-          cache.put(
-              p.key,
-              new UcxRemoteRegion(
-                  p.key, reply.base(), reply.length(), reply.access(), rkey, mapping));
-          transport.keyResolved();
-        }
-      }
-    }
-    finish(p, 0);
-  }
-
-  /** Whether {@code current} (the cached region, or null) is what {@code reply} describes. */
-  private static boolean answers(UcxRemoteRegion current, ControlMessage.ResolveReply reply) {
-    return current != null
-        && !current.revoked()
-        && current.sameAs(reply.base(), reply.length(), reply.access());
-  }
-
-  /**
-   * The target is closing {@code key}: refuse it from now on, then acknowledge once this endpoint's
-   * earlier operations have all completed at the target.
-   */
+  /** The target is closing {@code key} ({@link PeerKeys#onRevoke}). */
   void onRevoke(long key) {
-    UcxRemoteRegion r = cache.get(key);
-    if (r != null && !r.revoked()) {
-      r.markRevoked();
-      transport.keyRevoked();
-    }
-    // a post that looked at the key before the mark gets to UCX before the flush below starts
+    keys.onRevoke(key);
+  }
+
+  /**
+   * Returns once no post is between its last look at a key's revocation and UCX holding the
+   * operation ({@link #posting}): called after a key was marked revoked, so that every post to it
+   * is either refused or ahead of a flush started next.
+   */
+  void awaitPostsUnderway() {
     while ((int) POSTING.getVolatile(this) != 0) {
       Thread.onSpinWait();
-    }
-    var ack = new ControlMessage.RevokeAck(key, transport.instanceId(), id);
-    if (failure != 0) {
-      return; // nothing can reach the target; it gives up on us by itself
-    }
-    UcxCallback flushed =
-        new UcxCallback() {
-          @Override
-          public void onSuccess(UcpRequest request) {
-            transport.control().defer(() -> transport.control().send(route, ack, status -> {}));
-          }
-
-          @Override
-          public void onError(int ucsStatus, String message) {
-            // the target learns of this endpoint's failure on its own, or times out
-          }
-        };
-    try {
-      endpoint.flushNonBlocking(flushed);
-    } catch (RuntimeException e) {
-      // an endpoint that cannot flush has failed; see onError above
-      transport.errors().peerCaused("flushing before a revoke acknowledgement", e);
-    }
-  }
-
-  private void finish(PendingResolve p, int status) {
-    synchronized (this) {
-      if (p.done) {
-        return;
-      }
-      pending.remove(p.requestId);
-      p.status = status;
-      p.done = true;
     }
   }
 
@@ -728,18 +536,14 @@ final class UcxPeer implements TransportPeer {
    * false when it had failed or closed already (the first reason stays).
    */
   private boolean fail(int errno, String text) {
-    List<PendingResolve> waiting;
     synchronized (this) {
       if (failure != 0) {
         return false;
       }
       failureText = text;
       failure = errno;
-      waiting = List.copyOf(pending.values());
     }
-    for (PendingResolve p : waiting) {
-      finish(p, errno);
-    }
+    keys.failResolves(errno);
     return true;
   }
 
@@ -749,33 +553,19 @@ final class UcxPeer implements TransportPeer {
    */
   @Override
   public void close() {
-    List<UcpRemoteKey> toDestroy;
     synchronized (this) {
       if (closed) {
         return;
       }
       closed = true;
-      toDestroy = List.copyOf(rkeys);
-      rkeys.clear();
-      for (PendingResolve p : List.copyOf(pending.values())) {
-        p.status = -FiErrno.ECANCELED;
-        p.done = true;
-      }
-      pending.clear();
     }
-    for (UcxRemoteRegion r : cache.values()) {
-      r.markRevoked();
-    }
+    List<UcpRemoteKey> unpacked = keys.close();
     if (failure == 0 && !process.alive()) {
       processExited(); // a dead peer answers nothing: no release, no flush, a forced close
     }
     boolean wasFailed = failure != 0;
-    boolean release;
-    synchronized (this) {
-      release = resolving;
-    }
     if (!wasFailed) {
-      if (release) {
+      if (keys.resolving()) {
         transport
             .control()
             .sendAndWait(route, new ControlMessage.Release(transport.instanceId(), id));
@@ -790,10 +580,7 @@ final class UcxPeer implements TransportPeer {
       transport.closeEndpoint(control, wasFailed || route != control);
     }
     endPending(wasFailed ? failure : -FiErrno.ECANCELED);
-    UcxRemoteRegion.unmapAll(mappings, transport.errors());
-    for (UcpRemoteKey k : toDestroy) {
-      k.close();
-    }
+    keys.free(unpacked);
     transport.forgetPeer(this);
   }
 

@@ -12,7 +12,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  */
 final class UcxPeers {
   private final UcxTransport transport;
-  private final ControlChannel control;
+  private final ServedInitiators initiators;
 
   /** Indexed by peer id; a closed peer leaves null, so ids stay stable. Guarded by transport. */
   private final List<UcxPeer> peers = new ArrayList<>();
@@ -23,9 +23,9 @@ final class UcxPeers {
   private final Queue<Long> deadInitiators = new ConcurrentLinkedQueue<>();
   private volatile boolean deathsSeen;
 
-  UcxPeers(UcxTransport transport, ControlChannel control) {
+  UcxPeers(UcxTransport transport, ServedInitiators initiators) {
     this.transport = transport;
-    this.control = control;
+    this.initiators = initiators;
   }
 
   /** The id the next peer gets. */
@@ -93,7 +93,7 @@ final class UcxPeers {
     }
     Long initiator;
     while ((initiator = deadInitiators.poll()) != null) {
-      if (control.dropDeadInitiator(initiator)) {
+      if (initiators.dropDead(initiator)) {
         dead++;
       }
     }
@@ -121,7 +121,7 @@ final class UcxPeers {
         seen = true;
       }
     }
-    for (long id : control.deadInitiators()) {
+    for (long id : initiators.dead()) {
       deadInitiators.add(id);
       seen = true;
     }

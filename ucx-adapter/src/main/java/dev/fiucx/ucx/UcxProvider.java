@@ -2,8 +2,8 @@ package dev.fiucx.ucx;
 
 import dev.fiucx.Domain;
 import dev.fiucx.DomainAttr;
-import dev.fiucx.engine.EngineDomain;
 import dev.fiucx.spi.AtomicProvider;
+import dev.fiucx.spi.Engine;
 import java.lang.foreign.Arena;
 import java.lang.foreign.SymbolLookup;
 
@@ -55,6 +55,6 @@ public final class UcxProvider implements AtomicProvider {
   @Override
   public Domain openDomain(DomainAttr attr) {
     UcxOptions options = UcxOptions.of(attr);
-    return new EngineDomain(name(), attr, completions -> new UcxTransport(completions, options));
+    return Engine.openDomain(name(), attr, completions -> new UcxTransport(completions, options));
   }
 }

@@ -1,6 +1,6 @@
 package dev.fiucx.ucx;
 
-import dev.fiucx.emulation.LockWords;
+import dev.fiucx.spi.LockWordRegion;
 import dev.fiucx.spi.RemoteRegion;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -124,7 +124,7 @@ final class UcxRemoteRegion implements RemoteRegion {
   public String toString() {
     return "UcxRemoteRegion[key=%s, base=0x%x, length=%d, access=0x%x, %s%s]"
         .formatted(
-            (access & LockWords.REGION_MARK) != 0 ? "(lock words)" : "%016x".formatted(key),
+            LockWordRegion.isMarked(access) ? "(lock words)" : "%016x".formatted(key),
             base,
             length,
             access,

@@ -245,11 +245,12 @@ public final class UcxTransport implements Transport {
     } while (id == 0);
     this.instanceId = id;
     DirectPath directPath = DirectPath.of(options, setup.configOverrides(), workerHandle);
-    this.peers = new UcxPeers(this, control);
+    ServedInitiators served = control.initiators();
+    this.peers = new UcxPeers(this, served);
     this.regions = new UcxRegions(this, ctx, options, setup.sharedMemory(), errors);
     this.description =
         new UcxDescription(
-            setup, de, ce, failure, address.length, workerHandle, p, control, errors, directPath);
+            setup, de, ce, failure, address.length, workerHandle, p, served, errors, directPath);
     PeerWatch.watch(this);
   }
 
@@ -512,7 +513,7 @@ public final class UcxTransport implements Transport {
       }
     }
     peers.open().forEach(UcxPeer::close);
-    control.closeBackEndpoints();
+    control.initiators().closeAll();
     if (controlWorker != null) {
       controlWorker.close();
     }

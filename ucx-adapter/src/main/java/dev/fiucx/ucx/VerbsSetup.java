@@ -21,11 +21,16 @@ import java.util.Set;
  *       the process (an assertion in {@code ucp_request.c}, seen on 1.13.1 over rxe). UCX 1.19
  *       reads the family from the packet's header instead. A user who sets the check on there is
  *       refused with that reason before UCX opens.
- *   <li>{@code RC_TIMEOUT=1s} and {@code RC_RETRY_COUNT=3} where rc may run on a verbs port: an
- *       operation to a peer that stopped answering (dead, or its link down) ends with an error
- *       after the retries run out, about 4 x 1.07 s (the device rounds the timeout up to 4.096 us x
- *       2^18), where UCX's default of 7 retries took about 8.6 s. Unset where the user set either
- *       one.
+ *   <li>{@code RC_TIMEOUT=1s} and {@code RC_RETRY_COUNT=3} where rc may run on a verbs port: a
+ *       message a peer does not acknowledge (it died, or its link is down) fails its endpoint after
+ *       the retries run out, about 4 x 1.07 s (the device rounds the timeout up to 4.096 us x
+ *       2^18), where UCX's default of 7 retries took about 8.6 s.
+ *   <li>{@code KEEPALIVE_INTERVAL=2s} and {@code UD_TIMEOUT=5s} where verbs may run: operations
+ *       whose messages the peer acknowledged before it died (a software atomic waits for the
+ *       target's answer with nothing left to retry) end only when keepalive finds the peer dead, a
+ *       keepalive every 2 s on the ud lane, dead after 5 s without an answer; with UCX's defaults
+ *       (20 s, 30 s) that took 43 s in the Soft-RoCE VM.
+ *   <li>Each of these is left alone where the user set it.
  *   <li>{@code rc_verbs} alone as the transport list becomes {@code rc_verbs,ud_verbs:aux}, as
  *       UCX's own alias {@code rc_v} is: rc needs a transport to wire up on, and without one UCX
  *       finds no way to connect (UCX 1.13.1).
@@ -37,6 +42,26 @@ final class VerbsSetup {
 
   /** The RC retry count fiucx sets. */
   static final String RC_RETRY_COUNT = "3";
+
+  /** How often UCX checks its peers when verbs may run. */
+  static final String KEEPALIVE_INTERVAL = "2s";
+
+  /** How long a ud peer may leave a packet unacknowledged before UCX takes it for dead. */
+  static final String UD_TIMEOUT = "5s";
+
+  private static final String RC_REASON =
+      "a message a dead or unreachable peer does not acknowledge fails after "
+          + RC_RETRY_COUNT
+          + " retries of "
+          + RC_TIMEOUT
+          + " (about 4.3 s), not UCX's 7";
+
+  private static final String KEEPALIVE_REASON =
+      "operations a peer acknowledged before it died end when keepalive finds it dead: every "
+          + KEEPALIVE_INTERVAL
+          + ", dead after "
+          + UD_TIMEOUT
+          + " without an answer (about 7 s, not UCX's 50)";
 
   /** UCX_TLS names that are, or include, ud_verbs. */
   private static final Set<String> UD_VERBS = Set.of("ud_verbs", "ud_v", "ud", "rc_v", "rc", "ib");
@@ -107,32 +132,36 @@ final class VerbsSetup {
                 + " or leave ud_verbs out of UCX_TLS");
       }
     }
+    Setting s = new Setting(env, overrides, reasons);
     if (lists(tls, RC)) {
-      setUnlessUsers(env, overrides, reasons, "TIMEOUT", RC_TIMEOUT);
-      setUnlessUsers(env, overrides, reasons, "RETRY_COUNT", RC_RETRY_COUNT);
+      s.unlessUsers("RC_TIMEOUT", RC_TIMEOUT, RC_REASON, "RC_", "RC_VERBS_", "RC_MLX5_");
+      s.unlessUsers("RC_RETRY_COUNT", RC_RETRY_COUNT, RC_REASON, "RC_", "RC_VERBS_", "RC_MLX5_");
+    }
+    if (lists(tls, RC) || lists(tls, UD_VERBS)) {
+      s.unlessUsers("KEEPALIVE_INTERVAL", KEEPALIVE_INTERVAL, KEEPALIVE_REASON, "");
+      s.unlessUsers("UD_TIMEOUT", UD_TIMEOUT, KEEPALIVE_REASON, "UD_", "UD_VERBS_", "UD_MLX5_");
     }
   }
 
-  /** Sets RC_{@code field} unless the user set it for rc, rc_verbs or rc_mlx5. */
-  private static void setUnlessUsers(
-      Map<String, String> env,
-      Map<String, String> overrides,
-      Map<String, String> reasons,
-      String field,
-      String value) {
-    for (String prefix : new String[] {"UCX_RC_", "UCX_RC_VERBS_", "UCX_RC_MLX5_"}) {
-      if (env.get(prefix + field) != null) {
-        return;
+  /** Where settings go, and the environment whose own settings win. */
+  private record Setting(
+      Map<String, String> env, Map<String, String> overrides, Map<String, String> reasons) {
+    /**
+     * Sets {@code name} (e.g. {@code RC_TIMEOUT}) unless the user set it: under one of {@code
+     * prefixes} with the part after the name's first underscore (e.g. {@code UCX_RC_VERBS_TIMEOUT}
+     * for prefix {@code RC_VERBS_}), or as itself for the prefix {@code ""}.
+     */
+    void unlessUsers(String name, String value, String reason, String... prefixes) {
+      String field = name.substring(name.indexOf('_') + 1);
+      for (String prefix : prefixes) {
+        String variable = "UCX_" + (prefix.isEmpty() ? name : prefix + field);
+        if (env.get(variable) != null) {
+          return;
+        }
       }
+      overrides.put(name, value);
+      reasons.put(name, reason);
     }
-    overrides.put("RC_" + field, value);
-    reasons.put(
-        "RC_" + field,
-        "an operation to a dead or unreachable peer ends in an error after "
-            + RC_RETRY_COUNT
-            + " retries of "
-            + RC_TIMEOUT
-            + " (about 4.3 s), not UCX's 7");
   }
 
   /** Whether the UCX_TLS list {@code tls} (null: every transport) names one of {@code names}. */

@@ -25,7 +25,7 @@ class ControlRouteTest {
       assertTrue(!pair.aToB.lanes().contains("tcp/"), pair.aToB.lanes());
       ExposedRegion region = pair.b.allocate(8, Memory.RW);
       assertEquals(0, pair.resolve(region.key()));
-      assertEquals(1, pair.b.control().initiatorsServed());
+      assertEquals(1, pair.b.control().initiators().served());
     }
   }
 
@@ -44,7 +44,7 @@ class ControlRouteTest {
         pair.progressBoth();
       }
       assertEquals(0, p.status);
-      assertEquals(1, pair.b.control().initiatorsServed());
+      assertEquals(1, pair.b.control().initiators().served());
       RemoteRegion remote = dataOnly.cached(region.key());
       MemorySegment fetched = arena.allocate(8, 8);
       long token = pair.token();
@@ -58,7 +58,7 @@ class ControlRouteTest {
 
       Thread closer = Thread.ofPlatform().start(dataOnly::close);
       deadline = System.nanoTime() + TransportPair.TIMEOUT_NANOS;
-      while (closer.isAlive() || pair.b.control().initiatorsServed() != 0) {
+      while (closer.isAlive() || pair.b.control().initiators().served() != 0) {
         assertTrue(System.nanoTime() - deadline < 0, "the RELEASE did not arrive");
         pair.b.progress();
       }

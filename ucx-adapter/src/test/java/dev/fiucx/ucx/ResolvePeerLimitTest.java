@@ -11,7 +11,7 @@ import org.openucx.jucx.ucp.UcpEndpoint;
 
 /**
  * A process that speaks the control protocol by hand names a new peer number in every RESOLVE: the
- * target keeps at most {@link ControlChannel#MAX_PEERS_PER_INITIATOR} of them per initiator,
+ * target keeps at most {@link ServedInitiators#MAX_PEERS_PER_INITIATOR} of them per initiator,
  * refuses (and counts) every RESOLVE beyond, and still answers an honest initiator.
  */
 @RequiresUcx
@@ -31,7 +31,7 @@ class ResolvePeerLimitTest {
       HostileControlProcess.Sender sender =
           new HostileControlProcess.Sender(forger, ep, arena, pair.b::progress);
       long refusedBefore = pair.b.errors().countOf(ControlChannel.REFUSED);
-      int sent = ControlChannel.MAX_PEERS_PER_INITIATOR + BEYOND;
+      int sent = ServedInitiators.MAX_PEERS_PER_INITIATOR + BEYOND;
       for (int peer = 0; peer < sent; peer++) {
         sender.send(
             ControlMessage.AM_RESOLVE,
@@ -47,7 +47,7 @@ class ResolvePeerLimitTest {
             true);
       }
       long deadline = System.nanoTime() + TransportPair.TIMEOUT_NANOS;
-      while (pair.b.control().peersOf(forger.instanceId())
+      while (pair.b.control().initiators().peersOf(forger.instanceId())
                   + pair.b.errors().countOf(ControlChannel.REFUSED)
                   - refusedBefore
               < sent
@@ -56,7 +56,8 @@ class ResolvePeerLimitTest {
         forger.progress();
       }
       assertEquals(
-          ControlChannel.MAX_PEERS_PER_INITIATOR, pair.b.control().peersOf(forger.instanceId()));
+          ServedInitiators.MAX_PEERS_PER_INITIATOR,
+          pair.b.control().initiators().peersOf(forger.instanceId()));
       assertEquals(BEYOND, pair.b.errors().countOf(ControlChannel.REFUSED) - refusedBefore);
       // a known number is still answered, and so is an honest initiator
       long refusedNow = pair.b.errors().countOf(ControlChannel.REFUSED);

@@ -184,10 +184,10 @@ class UcxKeysAndRevokeTest {
         t.progress();
       }
       assertEquals(0, p.status);
-      assertEquals(1, t.control().initiatorsServed());
+      assertEquals(1, t.control().initiators().served());
       self.close();
       t.progress();
-      assertEquals(0, t.control().initiatorsServed(), "the RELEASE arrived");
+      assertEquals(0, t.control().initiators().served(), "the RELEASE arrived");
       UcxExposedRegion exposed = (UcxExposedRegion) region;
       exposed.beginRevoke();
       assertTrue(exposed.revokeDone(), "no user left to acknowledge: unmapped at once");

@@ -25,6 +25,23 @@ class VerbsSetupTest {
   private static final UcxSeries V1_18 = UcxSeries.of(1, 18);
   private static final UcxSeries V1_19 = UcxSeries.of(1, 19);
 
+  /** What fiucx sets wherever rc may run: short rc retries, and keepalive that finds the dead. */
+  private static final Map<String, String> RC_AND_KEEPALIVE =
+      Map.of(
+          "RC_TIMEOUT", "1s",
+          "RC_RETRY_COUNT", "3",
+          "KEEPALIVE_INTERVAL", "2s",
+          "UD_TIMEOUT", "5s");
+
+  /** The same and the ud destination-GID check off. */
+  private static final Map<String, String> ALL =
+      Map.of(
+          "UD_ETH_DGID_CHECK", "n",
+          "RC_TIMEOUT", "1s",
+          "RC_RETRY_COUNT", "3",
+          "KEEPALIVE_INTERVAL", "2s",
+          "UD_TIMEOUT", "5s");
+
   @TempDir Path sysfs;
   @TempDir Path drivers;
 
@@ -71,19 +88,18 @@ class VerbsSetupTest {
 
   @Test
   void softRoceOnUcxBefore119GetsTheDgidCheckOffAndShortRcRetries() throws IOException {
-    Map<String, String> expected =
-        Map.of("UD_ETH_DGID_CHECK", "n", "RC_TIMEOUT", "1s", "RC_RETRY_COUNT", "3");
+    Map<String, String> expected = ALL;
     VerbsPorts ports = rxe();
     assertEquals(expected, apply("rc_verbs,ud_verbs:aux", ports, V1_13, Map.of()));
     assertEquals(expected, apply("rc_verbs,ud_verbs:aux", ports, V1_18, Map.of()));
     assertEquals(expected, apply(null, ports, V1_13, Map.of()), "UCX's choice is every transport");
     assertEquals(expected, apply("all", ports, V1_13, Map.of()));
     // UCX 1.19 reads the address family from the packet: nothing to turn off
-    assertEquals(
-        Map.of("RC_TIMEOUT", "1s", "RC_RETRY_COUNT", "3"),
-        apply("rc_verbs,ud_verbs:aux", ports, V1_19, Map.of()));
+    assertEquals(RC_AND_KEEPALIVE, apply("rc_verbs,ud_verbs:aux", ports, V1_19, Map.of()));
     // ud alone: no rc to time out
-    assertEquals(Map.of("UD_ETH_DGID_CHECK", "n"), apply("ud_verbs", ports, V1_13, Map.of()));
+    assertEquals(
+        Map.of("UD_ETH_DGID_CHECK", "n", "KEEPALIVE_INTERVAL", "2s", "UD_TIMEOUT", "5s"),
+        apply("ud_verbs", ports, V1_13, Map.of()));
   }
 
   @Test
@@ -98,23 +114,29 @@ class VerbsSetupTest {
   void connectXRoceKeepsUcxsDgidCheck() throws IOException {
     port("mlx5_0", "1", "Ethernet", "mlx5_core");
     assertEquals(
-        Map.of("RC_TIMEOUT", "1s", "RC_RETRY_COUNT", "3"),
-        apply("rc_verbs,ud_verbs:aux", VerbsPorts.under(sysfs), V1_13, Map.of()));
+        RC_AND_KEEPALIVE, apply("rc_verbs,ud_verbs:aux", VerbsPorts.under(sysfs), V1_13, Map.of()));
   }
 
   @Test
   void theUsersOwnSettingsWin() throws IOException {
     VerbsPorts ports = rxe();
     assertEquals(
-        Map.of("RC_RETRY_COUNT", "3"),
+        Map.of("RC_RETRY_COUNT", "3", "UD_TIMEOUT", "5s"),
         apply(
             "rc_verbs,ud_verbs:aux",
             ports,
             V1_13,
-            Map.of("UCX_UD_VERBS_ETH_DGID_CHECK", "n", "UCX_RC_VERBS_TIMEOUT", "100ms")));
+            Map.of(
+                "UCX_UD_VERBS_ETH_DGID_CHECK", "n",
+                "UCX_RC_VERBS_TIMEOUT", "100ms",
+                "UCX_KEEPALIVE_INTERVAL", "20s")));
     assertEquals(
-        Map.of("UD_ETH_DGID_CHECK", "n"),
-        apply("rc", ports, V1_13, Map.of("UCX_RC_TIMEOUT", "2s", "UCX_RC_RETRY_COUNT", "7")));
+        Map.of("UD_ETH_DGID_CHECK", "n", "KEEPALIVE_INTERVAL", "2s"),
+        apply(
+            "rc",
+            ports,
+            V1_13,
+            Map.of("UCX_RC_TIMEOUT", "2s", "UCX_RC_RETRY_COUNT", "7", "UCX_UD_TIMEOUT", "30s")));
   }
 
   @Test
@@ -132,7 +154,7 @@ class VerbsSetupTest {
     }
     // where UCX reads the family from the packet, the user's check stays on
     assertEquals(
-        Map.of("RC_TIMEOUT", "1s", "RC_RETRY_COUNT", "3"),
+        RC_AND_KEEPALIVE,
         apply("rc_verbs,ud_verbs:aux", ports, V1_19, Map.of("UCX_UD_VERBS_ETH_DGID_CHECK", "y")));
   }
 

@@ -3,6 +3,7 @@ package dev.fiucx.perf.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fiucx.conformance.remote.ShmFiles;
 import dev.fiucx.conformance.suite.RequiresProvider;
 import dev.fiucx.perf.bench.PerftestRunner;
 import java.io.ByteArrayOutputStream;
@@ -30,7 +31,7 @@ class DemoCommandTest {
 
   @Test
   void theTourRunsEveryPartAndLeavesNothingBehind() throws Exception {
-    Set<String> shmBefore = ServeChild.posixShmFiles();
+    Set<String> shmBefore = ShmFiles.ucxPosixNames();
     Set<String> sysvBefore = sysvSegments(ProcessHandle.current().pid());
     Set<ProcessHandle> before = ProcessHandle.current().descendants().collect(Collectors.toSet());
     PrintStream savedOut = System.out;
@@ -58,7 +59,7 @@ class DemoCommandTest {
     String err = errBytes.toString(StandardCharsets.UTF_8);
     savedOut.println(out);
     savedOut.printf("demo took %.1f s%n", seconds);
-    Set<String> shmLeft = orphanedShm(shmBefore);
+    Set<String> shmLeft = ShmFiles.removeOrphans(shmBefore);
     Set<String> sysvLeft = sysvSegments(ProcessHandle.current().pid());
     sysvLeft.removeAll(sysvBefore);
     Matcher servePid = Pattern.compile("SIGTERM to the serve \\(pid (\\d+)\\)").matcher(out);
@@ -168,20 +169,6 @@ class DemoCommandTest {
       assertEquals(0, serve.awaitExit(30));
       assertEquals(Set.of(), serve.posixShmOrphans());
     }
-  }
-
-  /**
-   * UCX posix shared-memory files that appeared since {@code before} and nobody maps or holds open;
-   * removed here, and returned so the test fails on them.
-   */
-  private static Set<String> orphanedShm(Set<String> before) throws IOException {
-    Set<String> orphans = ServeChild.posixShmFiles();
-    orphans.removeAll(before);
-    orphans.removeAll(ServeChild.inUseByAnyone());
-    for (String name : orphans) {
-      Files.deleteIfExists(Path.of("/dev/shm", name));
-    }
-    return orphans;
   }
 
   /**

@@ -1,6 +1,7 @@
 package dev.fiucx.perf.cli;
 
 import dev.fiucx.conformance.remote.JavaCommand;
+import dev.fiucx.conformance.remote.ShmFiles;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -8,7 +9,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -43,7 +43,7 @@ final class ServeChild implements AutoCloseable {
    */
   ServeChild(List<String> prefix, Map<String, String> environment, String... args)
       throws IOException {
-    shmBefore = posixShmFiles();
+    shmBefore = ShmFiles.ucxPosixNames();
     ProcessBuilder b =
         new ProcessBuilder(JavaCommand.of(prefix, FiucxCli.class, args))
             .redirectError(ProcessBuilder.Redirect.INHERIT);
@@ -145,51 +145,7 @@ final class ServeChild implements AutoCloseable {
    * open any more: what a UCX process that died without cleaning up leaves.
    */
   Set<String> posixShmOrphans() throws IOException {
-    Set<String> orphans = posixShmFiles();
-    orphans.removeAll(shmBefore);
-    orphans.removeAll(inUseByAnyone());
-    return orphans;
-  }
-
-  static Set<String> posixShmFiles() throws IOException {
-    try (var s = Files.list(Path.of("/dev/shm"))) {
-      return new HashSet<>(
-          s.map(p -> p.getFileName().toString())
-              .filter(n -> n.startsWith("ucx_shm_posix_"))
-              .toList());
-    }
-  }
-
-  /** The /dev/shm names any live process maps or holds open. */
-  static Set<String> inUseByAnyone() throws IOException {
-    Set<String> names = new HashSet<>();
-    try (var procs = Files.list(Path.of("/proc"))) {
-      for (Path proc : procs.toList()) {
-        if (!proc.getFileName().toString().chars().allMatch(Character::isDigit)) {
-          continue;
-        }
-        try {
-          for (String line : Files.readAllLines(proc.resolve("maps"))) {
-            addShmName(names, line);
-          }
-          try (var fds = Files.list(proc.resolve("fd"))) {
-            for (Path fd : fds.toList()) {
-              addShmName(names, Files.readSymbolicLink(fd).toString());
-            }
-          }
-        } catch (IOException | RuntimeException e) {
-          // gone meanwhile, or not ours to read
-        }
-      }
-    }
-    return names;
-  }
-
-  private static void addShmName(Set<String> names, String text) {
-    int at = text.indexOf("/dev/shm/");
-    if (at >= 0) {
-      names.add(text.substring(at + "/dev/shm/".length()).replace(" (deleted)", "").trim());
-    }
+    return ShmFiles.orphans(shmBefore);
   }
 
   /** Kills the child if it still runs, and removes the shared-memory files it left. */
@@ -203,8 +159,6 @@ final class ServeChild implements AutoCloseable {
         Thread.currentThread().interrupt();
       }
     }
-    for (String name : posixShmOrphans()) {
-      Files.deleteIfExists(Path.of("/dev/shm", name));
-    }
+    ShmFiles.removeOrphans(shmBefore);
   }
 }

@@ -21,7 +21,7 @@ import java.util.List;
  * computing the right answer on this machine (Debian's UCX 1.13.1 gets fetching AND, OR and XOR
  * wrong on shared memory).
  */
-public final class NativeSelfTest {
+public final class NativeAtomicsProof {
   /** A remote atomic that gave a wrong answer, and what it did. */
   public record Demotion(RemoteAtomicOp op, int size, boolean fetching, String reason) {}
 
