@@ -206,8 +206,9 @@ public final class Dispatcher {
   /**
    * A native element on a region mapped into this process ({@link TransportPeer#mapped}): this
    * CPU's atomic on the mapping ({@link MappedWords#element}), its old value written through the
-   * caller's result buffer. The engine's one mapped native element: {@link #postOne}'s and the
-   * one-element route's. Returns {@link TransportPeer#DONE}.
+   * caller's result buffer: {@link #postOne}'s and the one-element route's (the elements of a call
+   * of more go to the transport, which does its own on a mapping). Returns {@link
+   * TransportPeer#DONE}.
    *
    * @param op the cell's remote atomic
    * @param operand the operand, or null for none (ATOMIC_READ: a fetching add of 0)

@@ -21,9 +21,10 @@ public final class MappedWords {
 
   /**
    * One native element on a mapping: CSWAP stores {@code value} when the word equals {@code
-   * compare} ({@link #compareSwap}), every other op is {@link #apply}. The engine does every native
-   * element on a mapping with it (its one-element route and its dispatcher, through {@code
-   * Dispatcher.runMapped}); a caller reads the operands and writes the old value where it wants it.
+   * compare} ({@link #compareSwap}), every other op is {@link #apply}. The engine's one-element
+   * calls do their native element on a mapping with it (the route and the dispatcher, through
+   * {@code Dispatcher.runMapped}); a caller reads the operands and writes the old value where it
+   * wants it.
    *
    * @param mapping the peer's region, mapped
    * @param offset the word's byte offset
