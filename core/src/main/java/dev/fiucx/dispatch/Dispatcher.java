@@ -179,42 +179,54 @@ public final class Dispatcher {
       return startOneEmulated(cell, peer, region, offset, locks, operand, compare, result, slot);
     }
     int size = cell.size();
-    long value = cell.op() == FiOp.ATOMIC_READ ? 0 : ElementSemantics.load(operand, 0, size);
+    boolean readsOperand = cell.op() != FiOp.ATOMIC_READ;
+    boolean fetches = result != null && cell.family() != AtomicFamily.BASE;
+    RemoteAtomicOp op = cell.nativeOp();
     MemorySegment mapping = peer.mapped(region);
     if (mapping != null) {
-      return postMapped(cell, mapping, offset, size, value, compare, result);
+      return runMapped(
+          mapping,
+          offset,
+          op,
+          size,
+          readsOperand ? operand : null,
+          compare,
+          fetches ? result : null);
     }
+    long value = readsOperand ? ElementSemantics.load(operand, 0, size) : 0;
     if (cell.family() == AtomicFamily.COMPARE) {
       long expected = ElementSemantics.load(compare, 0, size);
       return peer.postCompareSwap(region, offset, size, expected, value, result.address(), token);
     }
-    RemoteAtomicOp op = cell.nativeOp();
     long resultAddress =
-        result != null && cell.family() == AtomicFamily.FETCH
-            ? result.address()
-            : op == RemoteAtomicOp.SWAP ? discardAddress : 0;
+        fetches ? result.address() : op == RemoteAtomicOp.SWAP ? discardAddress : 0;
     return peer.postAtomic(region, offset, op, size, value, resultAddress, token);
   }
 
   /**
-   * A native element on a region mapped into this process: this CPU's atomic on the mapping, the
-   * transport's own there ({@link TransportPeer#mapped}), its old value written through the
-   * caller's result buffer.
+   * A native element on a region mapped into this process ({@link TransportPeer#mapped}): this
+   * CPU's atomic on the mapping ({@link MappedWords#element}), its old value written through the
+   * caller's result buffer: {@link #postOne}'s and the one-element route's (the elements of a call
+   * of more go to the transport, which does its own on a mapping). Returns {@link
+   * TransportPeer#DONE}.
+   *
+   * @param op the cell's remote atomic
+   * @param operand the operand, or null for none (ATOMIC_READ: a fetching add of 0)
+   * @param compare the compare value (CSWAP), else ignored
+   * @param result where the old value goes, or null when the call does not fetch
    */
-  private static int postMapped(
-      AtomicCell cell,
+  public static int runMapped(
       MemorySegment mapping,
       long offset,
+      RemoteAtomicOp op,
       int size,
-      long value,
+      MemorySegment operand,
       MemorySegment compare,
       MemorySegment result) {
-    long old =
-        cell.family() == AtomicFamily.COMPARE
-            ? MappedWords.compareSwap(
-                mapping, offset, size, ElementSemantics.load(compare, 0, size), value)
-            : MappedWords.apply(mapping, offset, cell.nativeOp(), size, value);
-    if (result != null && cell.family() != AtomicFamily.BASE) {
+    long value = operand == null ? 0 : ElementSemantics.load(operand, 0, size);
+    long expected = op == RemoteAtomicOp.CSWAP ? ElementSemantics.load(compare, 0, size) : 0;
+    long old = MappedWords.element(mapping, offset, op, size, value, expected);
+    if (result != null) {
       ElementSemantics.store(result, 0, size, old);
     }
     return TransportPeer.DONE;

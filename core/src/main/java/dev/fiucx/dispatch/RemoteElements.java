@@ -6,6 +6,7 @@ import dev.fiucx.emulation.LockWords;
 import dev.fiucx.semantics.AtomicCell;
 import dev.fiucx.spi.RemoteRegion;
 import dev.fiucx.spi.TransportPeer;
+import dev.fiucx.validation.CallChecks;
 import dev.fiucx.validation.RemoteChecks;
 
 /**
@@ -13,7 +14,7 @@ import dev.fiucx.validation.RemoteChecks;
  * LocalElements#MAX_IOV} {@code fi_rma_ioc}s. {@link #resolve} turns each key into the peer's
  * region and checks every range before anything is posted. Reused from call to call.
  */
-public final class RemoteElements {
+public final class RemoteElements implements CallChecks.RemoteSide {
   private static final int MAX = LocalElements.MAX_IOV;
   private final long[] addrs = new long[MAX];
   private final long[] counts = new long[MAX];
@@ -70,6 +71,7 @@ public final class RemoteElements {
    * Long.MAX_VALUE} saturates there, so the count check says {@code -FI_EMSGSIZE} (more elements
    * than the cell's count) instead of a wrapped total being taken for a small one.
    */
+  @Override
   public long total() {
     if (iovs == 0) {
       return -FiErrno.EINVAL;
@@ -90,6 +92,7 @@ public final class RemoteElements {
    * else resolved (asking the peer on first use); null with {@link #lastError} set when the peer
    * does not know the key or does not answer. Not checked for revocation: the range check is.
    */
+  @Override
   public RemoteRegion region(TransportPeer peer, long key) {
     if (peer == lastPeer && key == lastKey) {
       return lastRegion;
@@ -116,6 +119,7 @@ public final class RemoteElements {
   }
 
   /** Why {@link #region} returned null. */
+  @Override
   public int lastError() {
     return lastError;
   }
@@ -125,6 +129,7 @@ public final class RemoteElements {
    * RemoteChecks}. Addresses are offsets into the region, or virtual addresses at the peer when
    * {@code virtualAddressing}. Returns 0 or the first negative {@code fi_errno}.
    */
+  @Override
   public int resolve(TransportPeer peer, AtomicCell cell, boolean virtualAddressing, long access) {
     for (int i = 0; i < iovs; i++) {
       RemoteRegion r = region(peer, keys[i]);

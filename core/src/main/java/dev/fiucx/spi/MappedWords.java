@@ -20,6 +20,28 @@ public final class MappedWords {
   private MappedWords() {}
 
   /**
+   * One native element on a mapping: CSWAP stores {@code value} when the word equals {@code
+   * compare} ({@link #compareSwap}), every other op is {@link #apply}. The engine's one-element
+   * calls do their native element on a mapping with it (the route and the dispatcher, through
+   * {@code Dispatcher.runMapped}); a caller reads the operands and writes the old value where it
+   * wants it.
+   *
+   * @param mapping the peer's region, mapped
+   * @param offset the word's byte offset
+   * @param op the remote atomic
+   * @param size 4 or 8
+   * @param value the operand (CSWAP: the value stored)
+   * @param compare CSWAP's compare value; ignored by the other ops
+   * @return the old value (a 4-byte word zero-extended)
+   */
+  public static long element(
+      MemorySegment mapping, long offset, RemoteAtomicOp op, int size, long value, long compare) {
+    return op == RemoteAtomicOp.CSWAP
+        ? compareSwap(mapping, offset, size, compare, value)
+        : apply(mapping, offset, op, size, value);
+  }
+
+  /**
    * {@code mapping[offset] op= value} on a 4- or 8-byte word with an op other than CSWAP; returns
    * the old value (a 4-byte word zero-extended).
    *

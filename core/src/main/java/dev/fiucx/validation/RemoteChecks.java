@@ -5,9 +5,11 @@ import dev.fiucx.FiFlags;
 import dev.fiucx.spi.RemoteRegion;
 
 /**
- * The checks a remote range passes before the transport sees it. UCX checks nothing (an address
+ * The rules a remote range passes before the transport sees it. UCX checks nothing (an address
  * outside a region crashes the initiator or the target, or corrupts the target's memory), so these
- * are the only guard: key, access, bounds, alignment, in that order.
+ * are the only guard: key, access, bounds, alignment, in that order. {@link #inBounds} and {@link
+ * #aligned} are the bound and alignment rules over plain values, for a caller that keeps a region's
+ * base and length (the one-element route).
  */
 public final class RemoteChecks {
   private RemoteChecks() {}
@@ -29,10 +31,20 @@ public final class RemoteChecks {
     if ((region.access() & access) != access) {
       return -FiErrno.EACCES;
     }
-    if (offset < 0 || bytes < 0 || bytes > region.length() - offset) {
+    if (!inBounds(offset, bytes, region.length())) {
       return -FiErrno.EFAULT;
     }
-    return ((region.base() + offset) & (alignment - 1)) == 0 ? 0 : -FiErrno.EINVAL;
+    return aligned(region.base() + offset, alignment) ? 0 : -FiErrno.EINVAL;
+  }
+
+  /** Whether {@code bytes} from {@code offset} lie inside a region of {@code length} bytes. */
+  public static boolean inBounds(long offset, long bytes, long length) {
+    return offset >= 0 && bytes >= 0 && bytes <= length - offset;
+  }
+
+  /** Whether {@code address} is a multiple of {@code alignment} (a power of two). */
+  public static boolean aligned(long address, int alignment) {
+    return (address & (alignment - 1)) == 0;
   }
 
   /** The remote access an operation needs: reads for fetching, writes unless it only reads. */

@@ -7,7 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fiucx.FiErrno;
 import dev.fiucx.Ioc;
-import dev.fiucx.dispatch.LocalElements.Need;
+import dev.fiucx.validation.LocalChecks;
+import dev.fiucx.validation.LocalChecks.Need;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import org.junit.jupiter.api.Test;
@@ -83,12 +84,12 @@ class LocalElementsTest {
       e.set(view, 2);
       assertEquals(2, e.check(8, Need.READABLE)); // operands may be read-only
       assertEquals(-FiErrno.EINVAL, e.check(8, Need.NATIVE)); // results may not
-      assertFalse(LocalElements.writable(view, 8, Thread.currentThread()));
-      assertTrue(LocalElements.readable(view, 8, Thread.currentThread()));
-      assertFalse(LocalElements.readable(view, 17, Thread.currentThread()));
-      assertFalse(LocalElements.readable(null, 8, Thread.currentThread()));
-      assertFalse(LocalElements.writable(freed, 8, Thread.currentThread()));
-      assertFalse(LocalElements.readable(foreign[0], 8, Thread.currentThread()));
+      assertFalse(LocalChecks.writable(view, 8, Thread.currentThread()));
+      assertTrue(LocalChecks.readable(view, 8, Thread.currentThread()));
+      assertFalse(LocalChecks.readable(view, 17, Thread.currentThread()));
+      assertFalse(LocalChecks.readable(null, 8, Thread.currentThread()));
+      assertFalse(LocalChecks.writable(freed, 8, Thread.currentThread()));
+      assertFalse(LocalChecks.readable(foreign[0], 8, Thread.currentThread()));
     }
   }
 

@@ -58,4 +58,16 @@ class RemoteChecksTest {
     assertEquals(RW, RemoteChecks.accessFor(true, false));
     assertEquals(FiFlags.REMOTE_READ, RemoteChecks.accessFor(true, true));
   }
+
+  @Test
+  void theBoundAndAlignmentRulesOverPlainValues() {
+    assertEquals(true, RemoteChecks.inBounds(56, 8, 64));
+    assertEquals(false, RemoteChecks.inBounds(57, 8, 64));
+    assertEquals(false, RemoteChecks.inBounds(-1, 8, 64));
+    assertEquals(false, RemoteChecks.inBounds(8, -1, 64));
+    assertEquals(false, RemoteChecks.inBounds(Long.MAX_VALUE, 8, 64), "no overflow");
+    assertEquals(true, RemoteChecks.aligned(0x1010, 16));
+    assertEquals(false, RemoteChecks.aligned(0x1008, 16));
+    assertEquals(true, RemoteChecks.aligned(0x1003, 1));
+  }
 }
