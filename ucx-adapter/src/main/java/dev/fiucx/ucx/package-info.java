@@ -26,12 +26,12 @@
  *       on that memory is a CPU atomic (no device atomic mode or resources) and once the CPU ops
  *       proved right at open. {@code direct_path=off} turns it off.
  *   <li>Who executes UCX's atomics ({@code AtomicExecution}, from the worker's atomic lanes): a
- *       CPU, UCX in software on the target, or a device (NIC). A target with device atomics says
- *       so when it resolves a key; its regions are never mapped, and an initiator whose atomics
- *       are of the other kind refuses them ({@code FI_EOPNOTSUPP}).
- *   <li>Verbs ({@code VerbsSetup}, {@code VerbsPorts}): on a machine with InfiniBand or RoCE
- *       ports, the UCX settings fiucx makes for them (ud's destination-GID check where UCX would
- *       drop every packet, rc retries, keepalive), each with its reason in {@code describe()}.
+ *       CPU, UCX in software on the target, or a device (NIC). A target with device atomics says so
+ *       when it resolves a key; its regions are never mapped, and an initiator whose atomics are of
+ *       the other kind refuses them ({@code FI_EOPNOTSUPP}).
+ *   <li>Verbs ({@code VerbsSetup}, {@code VerbsPorts}): on a machine with InfiniBand or RoCE ports,
+ *       the UCX settings fiucx makes for them (ud's destination-GID check where UCX would drop
+ *       every packet, rc retries, keepalive), each with its reason in {@code describe()}.
  *   <li>Keys: a target publishes each region under a random 64-bit key; an initiator resolves it
  *       once over UCX active messages ({@code ControlMessage}, {@code ControlChannel}) and caches
  *       the unpacked rkey in a long-keyed copy-on-write map that posts read without allocating or
