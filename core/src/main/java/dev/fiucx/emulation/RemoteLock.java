@@ -12,7 +12,6 @@ import dev.fiucx.spi.RemoteRegion;
 import dev.fiucx.spi.TransportPeer;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
 /**
@@ -115,8 +114,6 @@ public final class RemoteLock {
   private static final long COMPARE = OPERAND + 32;
   private static final long STRIDE = COMPARE + 32;
 
-  private static final VarHandle LONG = JAVA_LONG.varHandle();
-
   private final int mask;
   private final long tokenBase;
   private final int owner;
@@ -131,12 +128,12 @@ public final class RemoteLock {
   private final MemorySegment scratch;
   private final long scratchBase;
 
-  /** Where in {@link #scratch} {@link #runMapped} keeps its element's old and new bytes. */
-  private final long inlineBase;
-
   private final ReadyStack ready;
   private final AtomicIntegerArray phases;
   private final ElementRoom room;
+
+  /** The one-element path on mappings ({@link #runMapped}); it shares {@link #lastSeen}. */
+  private final MappedLock mapped;
 
   private int cursor;
 
@@ -242,9 +239,8 @@ public final class RemoteLock {
     this.maxPauseNanos = Math.min(MAX_PAUSE_NANOS, turnTimeoutNanos / 4);
     this.counters = counters;
     this.completions = completions;
-    this.scratch = arena.allocate((n + 1) * STRIDE, 16); // the last stride: runMapped's
+    this.scratch = arena.allocate(n * STRIDE, 16);
     this.scratchBase = scratch.address();
-    this.inlineBase = n * STRIDE;
     this.ready = new ReadyStack(n);
     this.phases = new AtomicIntegerArray(n);
     this.room = new ElementRoom(n, counters.concurrent()); // the domain's thread model
@@ -271,8 +267,9 @@ public final class RemoteLock {
     waited = new boolean[n];
     restarting = new boolean[n];
     againOf = new int[n];
-    elementScratch = new ElementScratch[n + 1]; // the last: runMapped's
-    for (int i = 0; i <= n; i++) {
+    this.mapped = new MappedLock(arena, owner, lastSeen, counters);
+    elementScratch = new ElementScratch[n];
+    for (int i = 0; i < n; i++) {
       elementScratch[i] = new ElementScratch();
     }
   }
@@ -348,7 +345,7 @@ public final class RemoteLock {
    * What {@link #runMapped} returns when the element's stripe was not free: the caller starts the
    * element the ordinary way (a ticket, and its turn).
    */
-  public static final int CONTENDED = 2;
+  public static final int CONTENDED = MappedLock.CONTENDED;
 
   /**
    * Whether no element is in flight: then an element may run on mappings in place ({@link
@@ -383,64 +380,7 @@ public final class RemoteLock {
       MemorySegment operand,
       MemorySegment compare,
       MemorySegment result) {
-    int stripe = LockWords.stripe(region.base() + offset);
-    long at = LockWords.offset(stripe);
-    long from = lastSeen[stripe];
-    if (!LockWords.isFree(from)) {
-      from = (long) LONG.getVolatile(lockMapping, at);
-    }
-    long held;
-    while (true) {
-      if (!LockWords.isFree(from)) {
-        lastSeen[stripe] = from;
-        return CONTENDED;
-      }
-      held = LockWords.taken(from, owner);
-      long seen = (long) LONG.compareAndExchange(lockMapping, at, from, held);
-      if (seen == from) {
-        break;
-      }
-      from = seen; // another free generation: take it at once, as take() does; else queue up
-    }
-    counters.lockAcquired();
-    int size = cell.size();
-    ElementScratch registers = elementScratch[mask + 1];
-    // the two element buffers past the last element's stride in scratch
-    long old = inlineBase;
-    long next = inlineBase + 32;
-    ElementSemantics.copy(mapping, offset, scratch, old, size);
-    int status = 0;
-    if (cell.op() != FiOp.ATOMIC_READ) {
-      ElementSemantics.copy(scratch, old, scratch, next, size);
-      ElementSemantics.apply(
-          cell.op(), cell.datatype(), scratch, next, operand, 0, compare, 0, null, 0, registers);
-      if (ElementSemantics.sameBytes(scratch, old, scratch, next, size)) {
-        counters.lockPutSkipped();
-      } else if (region.revoked()) {
-        status = -FiErrno.EKEYREJECTED;
-      } else {
-        ElementSemantics.copy(scratch, next, mapping, offset, size);
-      }
-    }
-    // the release's compare-and-exchange orders the copy back before it, as a put's completion does
-    while (true) {
-      long released = LockWords.released(held);
-      long seen = (long) LONG.compareAndExchange(lockMapping, at, held, released);
-      if (seen == held) {
-        lastSeen[stripe] = released;
-        break;
-      }
-      if (LockWords.head(seen) != LockWords.head(held)) {
-        counters.lockLost(); // taken while held: only by a holder's reclaim after a lease
-        break;
-      }
-      held = seen; // tickets were taken meanwhile: still inside, give back from this word
-    }
-    if (status == 0 && result != null) {
-      ElementSemantics.copy(scratch, old, result, 0, size);
-    }
-    counters.lockElement(false, 0);
-    return status == 0 ? TransportPeer.DONE : status;
+    return mapped.run(cell, region, mapping, offset, lockMapping, operand, compare, result);
   }
 
   /**
