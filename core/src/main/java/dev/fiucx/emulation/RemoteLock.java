@@ -91,15 +91,6 @@ public final class RemoteLock {
    */
   private static final int AGAIN = 10;
 
-  /** The longest pause between two looks at the word while waiting for a turn. */
-  private static final long MAX_PAUSE_NANOS = 1_000_000;
-
-  /**
-   * How long a served ticket is left unclaimed before a waiter skips it, besides sixteen looks'
-   * round trips: a waiter whose thread runs looks at every progress when it is next in line.
-   */
-  private static final long MIN_CLAIM_NANOS = 5_000;
-
   /** No ticket, and no (served, owner) pair watched: neither is ever -1. */
   private static final int NO_TICKET = -1;
 
@@ -118,11 +109,7 @@ public final class RemoteLock {
   private final long tokenBase;
   private final int owner;
   private final long leaseNanos;
-
-  /** The longest a served ticket may stay unclaimed (nobody inside) before waiters skip it. */
-  private final long turnTimeoutNanos;
-
-  private final long maxPauseNanos;
+  private final TurnPacing pacing;
   private final EmulationCounters counters;
   private final CasLoop.ElementCompletions completions;
   private final MemorySegment scratch;
@@ -143,19 +130,6 @@ public final class RemoteLock {
    * posting and the draining thread without ordering, on purpose: any value is a valid guess.
    */
   private final long[] lastSeen = new long[LockWords.STRIPES];
-
-  /**
-   * How long one turn of a contended stripe took, as waiters saw the served ticket move: the pause
-   * before the next look is the turns ahead of the next in line times this. Racy on purpose, like
-   * {@link #lastSeen}.
-   */
-  private long turnNanos = 1_000;
-
-  /**
-   * The longest recent round trip of a look that went pending (0 while every look completed in the
-   * call), decaying by a sixteenth a look.
-   */
-  private long lookNanos;
 
   // one element each
   private final AtomicCell[] cells;
@@ -235,8 +209,7 @@ public final class RemoteLock {
     this.tokenBase = tokenBase;
     this.owner = owner;
     this.leaseNanos = leaseNanos;
-    this.turnTimeoutNanos = Math.max(1, leaseNanos / 8);
-    this.maxPauseNanos = Math.min(MAX_PAUSE_NANOS, turnTimeoutNanos / 4);
+    this.pacing = new TurnPacing(leaseNanos);
     this.counters = counters;
     this.completions = completions;
     this.scratch = arena.allocate(n * STRIDE, 16);
@@ -463,10 +436,7 @@ public final class RemoteLock {
         }
       }
       case LOOKING -> {
-        // a decaying maximum: round trips under load vary, and a turn skipped too early costs
-        // its waiter a place at the back
-        long sample = Math.min(MAX_PAUSE_NANOS, System.nanoTime() - notBefore[e]);
-        lookNanos = Math.max(sample, lookNanos - (lookNanos >> 4));
+        pacing.lookTook(System.nanoTime() - notBefore[e]);
         observe(e, word(e), true);
       }
       case ENTERING -> entered(e, true);
@@ -591,40 +561,22 @@ public final class RemoteLock {
     if (head != watched[e]) {
       if (watched[e] != NOTHING_WATCHED) {
         int moved = (short) (LockWords.serving(w) - (int) (watched[e] >>> 32));
-        if (moved > 0) {
-          long sample = Math.min(MAX_PAUSE_NANOS, (now - watchedSince[e]) / moved);
-          turnNanos += (sample - turnNanos) >> 3;
-        }
+        pacing.turnsPassed(moved, now - watchedSince[e]);
       }
       watched[e] = head; // a new turn: its lease starts now, as far as this element knows
       watchedSince[e] = now;
     } else if (inside == 0
-        ? now - watchedSince[e] >= claimNanos()
+        ? now - watchedSince[e] >= pacing.claimNanos()
         : inside != owner && now - watchedSince[e] >= leaseNanos) {
       // the turn is stuck: end it, and enter at once when this element's ticket is next
       long next = LockWords.released(w);
       return compareSwap(
           e, SKIPPING, w, ahead == 1 ? LockWords.entered(next, owner) : next, reported);
     }
-    // the next in line looks at every progress; the others about when the turns ahead of the next
-    // in line should have passed, so that looks do not load the target
-    long pause = Math.min((ahead - 1) * Math.max(100, turnNanos), ahead * claimNanos() / 2);
-    notBefore[e] = now + Math.min(maxPauseNanos, pause);
+    notBefore[e] = now + pacing.pauseNanos(ahead);
     phases.setRelease(e, WAITING);
     pushWaiting(e, notBefore[e]);
     return TransportPeer.PENDING;
-  }
-
-  /**
-   * How long a turn may stay unclaimed: {@link #MIN_CLAIM_NANOS} and sixteen looks' round trips
-   * (the next in line looks at every progress and enters with one more round trip), at most an
-   * eighth of the lease. It does not follow how long turns take, which unclaimed turns would
-   * lengthen in turn. A waiter whose thread the scheduler set aside for longer loses its turn and
-   * takes a new ticket; without this, with more spinning threads than cores, every turn would wait
-   * for its waiter's next time slice.
-   */
-  private long claimNanos() {
-    return Math.min(turnTimeoutNanos, MIN_CLAIM_NANOS + 16 * lookNanos);
   }
 
   private int entered(int e, boolean reported) {
