@@ -65,8 +65,8 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  *
  * <p>Each element is a small state machine over preallocated arrays and native scratch, driven by
  * transport completions exactly as in {@link CasLoop}: steps carry tokens {@code tokenBase |
- * element} (bit 30 of the low word), a completion only pushes the element on a ready stack, and
- * {@link #drain} (the domain's progress, after the transport's) takes the next step. A waiting
+ * element} (bit 30 of the low word), a completion only pushes the element on a {@link StepQueue},
+ * and {@link #drain} (the domain's progress, after the transport's) takes the next step. A waiting
  * element is pushed again until its pause has passed. All elements of a call are started before any
  * is waited for. Nothing allocates, nothing locks in the JVM.
  */
@@ -115,7 +115,7 @@ public final class RemoteLock {
   private final MemorySegment scratch;
   private final long scratchBase;
 
-  private final ReadyStack ready;
+  private final StepQueue queue;
   private final AtomicIntegerArray phases;
   private final ElementRoom room;
 
@@ -214,7 +214,7 @@ public final class RemoteLock {
     this.completions = completions;
     this.scratch = arena.allocate(n * STRIDE, 16);
     this.scratchBase = scratch.address();
-    this.ready = new ReadyStack(n);
+    this.queue = new StepQueue(n);
     this.phases = new AtomicIntegerArray(n);
     this.room = new ElementRoom(n, counters.concurrent()); // the domain's thread model
     cells = new AtomicCell[n];
@@ -362,29 +362,7 @@ public final class RemoteLock {
   public void completed(int low, int status) {
     int e = low & mask;
     statuses[e] = status;
-    urgent = true;
-    ready.push(e);
-  }
-
-  /**
-   * Since the last drain began: whether an element was pushed that must step at the next drain (a
-   * completion, a step with no room), and the earliest time a waiter pushed meanwhile looks again.
-   * Racy under automatic progress, like {@link #lastSeen}: a wrong answer costs one short wait,
-   * since the next drain resets both.
-   */
-  private boolean urgent;
-
-  private boolean anyWaiting;
-
-  private long waitingDue;
-
-  /** Pushes a waiter that looks again at {@code due}. */
-  private void pushWaiting(int e, long due) {
-    if (!anyWaiting || due - waitingDue < 0) {
-      waitingDue = due;
-      anyWaiting = true;
-    }
-    ready.push(e);
+    queue.pushNow(e);
   }
 
   /**
@@ -396,20 +374,15 @@ public final class RemoteLock {
    * holder needs.
    */
   public long quietNanos(long now) {
-    if (ready.isEmpty()) {
-      return Long.MAX_VALUE;
-    }
-    return urgent || !anyWaiting ? 0 : Math.max(0, waitingDue - now);
+    return queue.quietNanos(now);
   }
 
   /** Takes the next step of every ready element; returns how many it stepped. */
   public int drain() {
-    urgent = false; // what the drain pushes again says what it waits for
-    anyWaiting = false;
-    int e = ready.takeAll();
+    int e = queue.takeAll();
     int stepped = 0;
     while (e != ReadyStack.EMPTY) {
-      int next = ready.next(e); // a step may push e again, which rewrites its link
+      int next = queue.next(e); // a step may push e again, which rewrites its link
       step(e);
       stepped++;
       e = next;
@@ -430,7 +403,7 @@ public final class RemoteLock {
       case TICKETING -> ticketed(e, true);
       case WAITING -> {
         if (System.nanoTime() - notBefore[e] < 0) {
-          pushWaiting(e, notBefore[e]); // not yet: look again at the next progress
+          queue.pushWaiting(e, notBefore[e]); // not yet: look again at the next progress
         } else {
           look(e, true);
         }
@@ -575,7 +548,7 @@ public final class RemoteLock {
     }
     notBefore[e] = now + pacing.pauseNanos(ahead);
     phases.setRelease(e, WAITING);
-    pushWaiting(e, notBefore[e]);
+    queue.pushWaiting(e, notBefore[e]);
     return TransportPeer.PENDING;
   }
 
@@ -732,8 +705,7 @@ public final class RemoteLock {
   private int again(int e, int step) {
     againOf[e] = step;
     phases.setRelease(e, AGAIN);
-    urgent = true;
-    ready.push(e);
+    queue.pushNow(e);
     return TransportPeer.PENDING;
   }
 
