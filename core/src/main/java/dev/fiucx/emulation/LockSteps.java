@@ -2,12 +2,9 @@ package dev.fiucx.emulation;
 
 import dev.fiucx.FiErrno;
 import dev.fiucx.FiOp;
-import dev.fiucx.semantics.AtomicCell;
 import dev.fiucx.spi.RemoteAtomicOp;
-import dev.fiucx.spi.RemoteRegion;
 import dev.fiucx.spi.TransportPeer;
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 
 /**
  * The step machine of the remote lock's elements: take (or ticket, look, observe, enter, skip),
@@ -93,34 +90,8 @@ final class LockSteps extends LockElements {
     this.pacing = new TurnPacing(leaseNanos);
   }
 
-  /** See {@link RemoteLock#start}. */
-  int start(
-      AtomicCell cell,
-      TransportPeer peer,
-      RemoteRegion region,
-      long offset,
-      RemoteRegion locks,
-      MemorySegment operand,
-      long operandOffset,
-      MemorySegment compare,
-      long compareOffset,
-      MemorySegment result,
-      long resultOffset,
-      int slot) {
-    int e =
-        claim(
-            cell,
-            peer,
-            region,
-            offset,
-            locks,
-            operand,
-            operandOffset,
-            compare,
-            compareOffset,
-            result,
-            resultOffset,
-            slot);
+  /** Posts the first step of an element just claimed ({@link #claim}): entering its stripe. */
+  int begin(int e) {
     return acquire(e, false);
   }
 

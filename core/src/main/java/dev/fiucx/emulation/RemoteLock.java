@@ -156,19 +156,21 @@ public final class RemoteLock {
       MemorySegment result,
       long resultOffset,
       int slot) {
-    return steps.start(
-        cell,
-        peer,
-        region,
-        offset,
-        locks,
-        operand,
-        operandOffset,
-        compare,
-        compareOffset,
-        result,
-        resultOffset,
-        slot);
+    int e =
+        steps.claim(
+            cell,
+            peer,
+            region,
+            offset,
+            locks,
+            operand,
+            operandOffset,
+            compare,
+            compareOffset,
+            result,
+            resultOffset,
+            slot);
+    return steps.begin(e);
   }
 
   /**
