@@ -1,19 +1,10 @@
 package dev.fiucx.emulation;
 
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
-
-import dev.fiucx.FiErrno;
-import dev.fiucx.FiOp;
 import dev.fiucx.semantics.AtomicCell;
-import dev.fiucx.semantics.ElementScratch;
-import dev.fiucx.semantics.ElementSemantics;
-import dev.fiucx.spi.RemoteAtomicOp;
 import dev.fiucx.spi.RemoteRegion;
 import dev.fiucx.spi.TransportPeer;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.VarHandle;
-import java.util.concurrent.atomic.AtomicIntegerArray;
 
 /**
  * The remote-lock engine of one endpoint: carries out an element wider than any remote atomic
@@ -64,151 +55,29 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  * the pair changed and counts the lock lost. Tickets count modulo 2^16; turns ahead compare within
  * plus or minus 32,767.
  *
- * <p>Each element is a small state machine over preallocated arrays and native scratch, driven by
- * transport completions exactly as in {@link CasLoop}: steps carry tokens {@code tokenBase |
- * element} (bit 30 of the low word), a completion only pushes the element on a ready stack, and
- * {@link #drain} (the domain's progress, after the transport's) takes the next step. A waiting
- * element is pushed again until its pause has passed. All elements of a call are started before any
- * is waited for. Nothing allocates, nothing locks in the JVM.
+ * <p>The engine is made of parts, each with one job: {@link LockSteps}, the state machine that
+ * carries each element through its steps, driven by transport completions exactly as in {@link
+ * CasLoop} (steps carry tokens {@code tokenBase | element}, bit 30 of the low word; a completion
+ * only queues the element, and {@link #drain} takes its next step), over the per-element arrays and
+ * native scratch of {@link LockElements}; {@link StepQueue}, which elements step at the next drain
+ * and when a waiter is due; {@link TurnPacing}, how long waiters pause and how long a turn may stay
+ * unclaimed; {@link MappedLock}, the element run in place on mappings ({@link #runMapped}). All
+ * elements of a call are started before any is waited for. Nothing allocates, nothing locks in the
+ * JVM.
  */
 public final class RemoteLock {
   /** The low-word token bit that marks a remote-lock step (the CAS loop's is bit 31). */
   public static final long TOKEN_BIT = 0x4000_0000L;
 
-  private static final int FREE = 0;
-  private static final int TAKING = 1;
-  private static final int TICKETING = 2;
-  private static final int WAITING = 3;
-  private static final int LOOKING = 4;
-  private static final int ENTERING = 5;
-  private static final int SKIPPING = 6;
-  private static final int GETTING = 7;
-  private static final int PUTTING = 8;
-  private static final int RELEASING = 9;
-
   /**
-   * A step the transport had no room for ({@code -FI_EAGAIN}: every request slot in flight): it is
-   * posted again at the next drain, once completions have given room back ({@link #againOf}).
+   * What {@link #runMapped} returns when the element's stripe was not free: the caller starts the
+   * element the ordinary way (a ticket, and its turn).
    */
-  private static final int AGAIN = 10;
+  public static final int CONTENDED = MappedLock.CONTENDED;
 
-  /** The longest pause between two looks at the word while waiting for a turn. */
-  private static final long MAX_PAUSE_NANOS = 1_000_000;
-
-  /**
-   * How long a served ticket is left unclaimed before a waiter skips it, besides sixteen looks'
-   * round trips: a waiter whose thread runs looks at every progress when it is next in line.
-   */
-  private static final long MIN_CLAIM_NANOS = 5_000;
-
-  /** No ticket, and no (served, owner) pair watched: neither is ever -1. */
-  private static final int NO_TICKET = -1;
-
-  private static final long NOTHING_WATCHED = -1;
-
-  /** Per element: the lock word an atomic returns, then old, new, operand and compare (32 each). */
-  private static final long WORD = 0;
-
-  private static final long OLD = 16;
-  private static final long NEW = OLD + 32;
-  private static final long OPERAND = NEW + 32;
-  private static final long COMPARE = OPERAND + 32;
-  private static final long STRIDE = COMPARE + 32;
-
-  private static final VarHandle LONG = JAVA_LONG.varHandle();
-
-  private final int mask;
-  private final long tokenBase;
-  private final int owner;
-  private final long leaseNanos;
-
-  /** The longest a served ticket may stay unclaimed (nobody inside) before waiters skip it. */
-  private final long turnTimeoutNanos;
-
-  private final long maxPauseNanos;
-  private final EmulationCounters counters;
-  private final CasLoop.ElementCompletions completions;
-  private final MemorySegment scratch;
-  private final long scratchBase;
-
-  /** Where in {@link #scratch} {@link #runMapped} keeps its element's old and new bytes. */
-  private final long inlineBase;
-
-  private final ReadyStack ready;
-  private final AtomicIntegerArray phases;
   private final ElementRoom room;
-
-  private int cursor;
-
-  /**
-   * The last word seen per stripe: when it was free, the next element starts with a
-   * compare-and-swap from it (a wrong guess costs one more); else with a ticket. Written by the
-   * posting and the draining thread without ordering, on purpose: any value is a valid guess.
-   */
-  private final long[] lastSeen = new long[LockWords.STRIPES];
-
-  /**
-   * How long one turn of a contended stripe took, as waiters saw the served ticket move: the pause
-   * before the next look is the turns ahead of the next in line times this. Racy on purpose, like
-   * {@link #lastSeen}.
-   */
-  private long turnNanos = 1_000;
-
-  /**
-   * The longest recent round trip of a look that went pending (0 while every look completed in the
-   * call), decaying by a sixteenth a look.
-   */
-  private long lookNanos;
-
-  // one element each
-  private final AtomicCell[] cells;
-  private final TransportPeer[] peers;
-  private final RemoteRegion[] regions;
-  private final RemoteRegion[] lockRegions;
-  private final long[] offsets;
-  private final int[] stripes;
-  private final MemorySegment[] results;
-  private final long[] resultOffsets;
-  private final int[] slots;
-  private final int[] statuses;
-  private final int[] errors;
-
-  /** The word a posted compare-and-swap expects, and the one it writes. */
-  private final long[] expected;
-
-  private final long[] swap;
-
-  /** The word as this element last knew it while inside: what its release expects. */
-  private final long[] held;
-
-  private final int[] tickets;
-
-  /** Turns waited: the tickets ahead of each ticket this element took, added up. */
-  private final int[] turns;
-
-  private final long[] watched;
-  private final long[] watchedSince;
-
-  /**
-   * When an element's hold started to count against the lease: when a step after entering went
-   * pending, else {@link #NOT_TIMED} (entering, get and compute ran in one call, some hundred
-   * nanoseconds, so the clock, 34 ns a read on some machines, is not read at all).
-   */
-  private final long[] acquiredAt;
-
-  private static final long NOT_TIMED = Long.MIN_VALUE;
-  private final long[] notBefore;
-  private final boolean[] waited;
-  private final boolean[] restarting;
-
-  /** The step ({@link #TAKING} .. {@link #RELEASING}) an element in {@link #AGAIN} posts again. */
-  private final int[] againOf;
-
-  /**
-   * The long-double working registers of each element: only the thread that holds the element
-   * computes it, so under automatic progress the poster and the progress thread never share one.
-   */
-  private final ElementScratch[] elementScratch;
+  private final LockSteps steps;
+  private final MappedLock mapped;
 
   /**
    * @param capacity elements in flight at most (rounded up to a power of two)
@@ -234,47 +103,16 @@ public final class RemoteLock {
       throw new IllegalArgumentException("owner must be non-zero, the lease positive");
     }
     int n = Integer.highestOneBit(Math.max(2, capacity) - 1) << 1;
-    this.mask = n - 1;
-    this.tokenBase = tokenBase;
-    this.owner = owner;
-    this.leaseNanos = leaseNanos;
-    this.turnTimeoutNanos = Math.max(1, leaseNanos / 8);
-    this.maxPauseNanos = Math.min(MAX_PAUSE_NANOS, turnTimeoutNanos / 4);
-    this.counters = counters;
-    this.completions = completions;
-    this.scratch = arena.allocate((n + 1) * STRIDE, 16); // the last stride: runMapped's
-    this.scratchBase = scratch.address();
-    this.inlineBase = n * STRIDE;
-    this.ready = new ReadyStack(n);
-    this.phases = new AtomicIntegerArray(n);
+    // The last word seen per stripe, which the step machine and the mapped path share: when it was
+    // free, the next element starts with a compare-and-swap from it (a wrong guess costs one more);
+    // else with a ticket. Written by the posting and the draining thread without ordering, on
+    // purpose: any value is a valid guess.
+    long[] lastSeen = new long[LockWords.STRIPES];
     this.room = new ElementRoom(n, counters.concurrent()); // the domain's thread model
-    cells = new AtomicCell[n];
-    peers = new TransportPeer[n];
-    regions = new RemoteRegion[n];
-    lockRegions = new RemoteRegion[n];
-    offsets = new long[n];
-    stripes = new int[n];
-    results = new MemorySegment[n];
-    resultOffsets = new long[n];
-    slots = new int[n];
-    statuses = new int[n];
-    errors = new int[n];
-    expected = new long[n];
-    swap = new long[n];
-    held = new long[n];
-    tickets = new int[n];
-    turns = new int[n];
-    watched = new long[n];
-    watchedSince = new long[n];
-    acquiredAt = new long[n];
-    notBefore = new long[n];
-    waited = new boolean[n];
-    restarting = new boolean[n];
-    againOf = new int[n];
-    elementScratch = new ElementScratch[n + 1]; // the last: runMapped's
-    for (int i = 0; i <= n; i++) {
-      elementScratch[i] = new ElementScratch();
-    }
+    this.steps =
+        new LockSteps(
+            n, arena, tokenBase, owner, leaseNanos, lastSeen, room, counters, completions);
+    this.mapped = new MappedLock(arena, owner, lastSeen, counters);
   }
 
   /** Whether {@code low} (a token's low 32 bits) names a remote-lock step. */
@@ -318,37 +156,22 @@ public final class RemoteLock {
       MemorySegment result,
       long resultOffset,
       int slot) {
-    int e = claim();
-    int size = cell.size();
-    long base = (long) e * STRIDE;
-    if (cell.op() != FiOp.ATOMIC_READ) {
-      ElementSemantics.copy(operand, operandOffset, scratch, base + OPERAND, size);
-    }
-    if (compare != null) {
-      ElementSemantics.copy(compare, compareOffset, scratch, base + COMPARE, size);
-    }
-    cells[e] = cell;
-    peers[e] = peer;
-    regions[e] = region;
-    lockRegions[e] = locks;
-    offsets[e] = offset;
-    stripes[e] = LockWords.stripe(region.base() + offset);
-    results[e] = result;
-    resultOffsets[e] = resultOffset;
-    slots[e] = slot;
-    statuses[e] = 0;
-    errors[e] = 0;
-    turns[e] = 0;
-    waited[e] = false;
-    restarting[e] = false;
-    return acquire(e, false);
+    int e =
+        steps.claim(
+            cell,
+            peer,
+            region,
+            offset,
+            locks,
+            operand,
+            operandOffset,
+            compare,
+            compareOffset,
+            result,
+            resultOffset,
+            slot);
+    return steps.begin(e);
   }
-
-  /**
-   * What {@link #runMapped} returns when the element's stripe was not free: the caller starts the
-   * element the ordinary way (a ticket, and its turn).
-   */
-  public static final int CONTENDED = 2;
 
   /**
    * Whether no element is in flight: then an element may run on mappings in place ({@link
@@ -383,95 +206,14 @@ public final class RemoteLock {
       MemorySegment operand,
       MemorySegment compare,
       MemorySegment result) {
-    int stripe = LockWords.stripe(region.base() + offset);
-    long at = LockWords.offset(stripe);
-    long from = lastSeen[stripe];
-    if (!LockWords.isFree(from)) {
-      from = (long) LONG.getVolatile(lockMapping, at);
-    }
-    long held;
-    while (true) {
-      if (!LockWords.isFree(from)) {
-        lastSeen[stripe] = from;
-        return CONTENDED;
-      }
-      held = LockWords.taken(from, owner);
-      long seen = (long) LONG.compareAndExchange(lockMapping, at, from, held);
-      if (seen == from) {
-        break;
-      }
-      from = seen; // another free generation: take it at once, as take() does; else queue up
-    }
-    counters.lockAcquired();
-    int size = cell.size();
-    ElementScratch registers = elementScratch[mask + 1];
-    // the two element buffers past the last element's stride in scratch
-    long old = inlineBase;
-    long next = inlineBase + 32;
-    ElementSemantics.copy(mapping, offset, scratch, old, size);
-    int status = 0;
-    if (cell.op() != FiOp.ATOMIC_READ) {
-      ElementSemantics.copy(scratch, old, scratch, next, size);
-      ElementSemantics.apply(
-          cell.op(), cell.datatype(), scratch, next, operand, 0, compare, 0, null, 0, registers);
-      if (ElementSemantics.sameBytes(scratch, old, scratch, next, size)) {
-        counters.lockPutSkipped();
-      } else if (region.revoked()) {
-        status = -FiErrno.EKEYREJECTED;
-      } else {
-        ElementSemantics.copy(scratch, next, mapping, offset, size);
-      }
-    }
-    // the release's compare-and-exchange orders the copy back before it, as a put's completion does
-    while (true) {
-      long released = LockWords.released(held);
-      long seen = (long) LONG.compareAndExchange(lockMapping, at, held, released);
-      if (seen == held) {
-        lastSeen[stripe] = released;
-        break;
-      }
-      if (LockWords.head(seen) != LockWords.head(held)) {
-        counters.lockLost(); // taken while held: only by a holder's reclaim after a lease
-        break;
-      }
-      held = seen; // tickets were taken meanwhile: still inside, give back from this word
-    }
-    if (status == 0 && result != null) {
-      ElementSemantics.copy(scratch, old, result, 0, size);
-    }
-    counters.lockElement(false, 0);
-    return status == 0 ? TransportPeer.DONE : status;
+    return mapped.run(cell, region, mapping, offset, lockMapping, operand, compare, result);
   }
 
   /**
    * A transport completion of a step (token's low 32 bits): the next step runs at {@link #drain}.
    */
   public void completed(int low, int status) {
-    int e = low & mask;
-    statuses[e] = status;
-    urgent = true;
-    ready.push(e);
-  }
-
-  /**
-   * Since the last drain began: whether an element was pushed that must step at the next drain (a
-   * completion, a step with no room), and the earliest time a waiter pushed meanwhile looks again.
-   * Racy under automatic progress, like {@link #lastSeen}: a wrong answer costs one short wait,
-   * since the next drain resets both.
-   */
-  private boolean urgent;
-
-  private boolean anyWaiting;
-
-  private long waitingDue;
-
-  /** Pushes a waiter that looks again at {@code due}. */
-  private void pushWaiting(int e, long due) {
-    if (!anyWaiting || due - waitingDue < 0) {
-      waitingDue = due;
-      anyWaiting = true;
-    }
-    ready.push(e);
+    steps.completed(low, status);
   }
 
   /**
@@ -483,455 +225,11 @@ public final class RemoteLock {
    * holder needs.
    */
   public long quietNanos(long now) {
-    if (ready.isEmpty()) {
-      return Long.MAX_VALUE;
-    }
-    return urgent || !anyWaiting ? 0 : Math.max(0, waitingDue - now);
+    return steps.quietNanos(now);
   }
 
   /** Takes the next step of every ready element; returns how many it stepped. */
   public int drain() {
-    urgent = false; // what the drain pushes again says what it waits for
-    anyWaiting = false;
-    int e = ready.takeAll();
-    int stepped = 0;
-    while (e != ReadyStack.EMPTY) {
-      int next = ready.next(e); // a step may push e again, which rewrites its link
-      step(e);
-      stepped++;
-      e = next;
-    }
-    return stepped;
-  }
-
-  private void step(int e) {
-    int phase = phases.getAcquire(e);
-    int status = statuses[e];
-    statuses[e] = 0;
-    if (status != 0) {
-      failed(e, phase, status);
-      return;
-    }
-    switch (phase) {
-      case TAKING -> taken(e, true);
-      case TICKETING -> ticketed(e, true);
-      case WAITING -> {
-        if (System.nanoTime() - notBefore[e] < 0) {
-          pushWaiting(e, notBefore[e]); // not yet: look again at the next progress
-        } else {
-          look(e, true);
-        }
-      }
-      case LOOKING -> {
-        // a decaying maximum: round trips under load vary, and a turn skipped too early costs
-        // its waiter a place at the back
-        long sample = Math.min(MAX_PAUSE_NANOS, System.nanoTime() - notBefore[e]);
-        lookNanos = Math.max(sample, lookNanos - (lookNanos >> 4));
-        observe(e, word(e), true);
-      }
-      case ENTERING -> entered(e, true);
-      case SKIPPING -> skipped(e, true);
-      case GETTING -> compute(e, true);
-      case PUTTING -> release(e, true);
-      case RELEASING -> released(e, true);
-      case AGAIN -> postAgain(e, againOf[e]);
-      default -> throw new IllegalStateException("element " + e + " stepped while free");
-    }
-  }
-
-  /** The lock word the element's last atomic returned. */
-  private long word(int e) {
-    return scratch.get(JAVA_LONG, (long) e * STRIDE + WORD);
-  }
-
-  /**
-   * Starts entering: one compare-and-swap from the stripe's last word seen when that was free, else
-   * a ticket.
-   */
-  private int acquire(int e, boolean reported) {
-    tickets[e] = NO_TICKET;
-    watched[e] = NOTHING_WATCHED;
-    long guess = lastSeen[stripes[e]];
-    return LockWords.isFree(guess) ? take(e, guess, reported) : takeTicket(e, reported);
-  }
-
-  /** Posts the compare-and-swap that takes the free word {@code from}: ticket and entry at once. */
-  private int take(int e, long from, boolean reported) {
-    return compareSwap(e, TAKING, from, LockWords.taken(from, owner), reported);
-  }
-
-  private int taken(int e, boolean reported) {
-    long seen = word(e);
-    if (seen == expected[e]) {
-      tickets[e] = LockWords.serving(swap[e]);
-      return inside(e, reported);
-    }
-    lastSeen[stripes[e]] = seen;
-    // another free generation: try again from it at once; else queue up
-    return LockWords.isFree(seen) ? take(e, seen, reported) : takeTicket(e, reported);
-  }
-
-  private int takeTicket(int e, boolean reported) {
-    phases.setRelease(e, TICKETING);
-    int rc =
-        peers[e].postAtomic(
-            lockRegions[e],
-            LockWords.offset(stripes[e]),
-            RemoteAtomicOp.ADD,
-            8,
-            LockWords.TICKET,
-            scratchBase + (long) e * STRIDE + WORD,
-            tokenBase | e);
-    if (rc == TransportPeer.PENDING) {
-      return rc;
-    }
-    if (rc == -FiErrno.EAGAIN) {
-      return again(e, TICKETING); // no ticket was taken
-    }
-    if (rc < 0) {
-      return finish(e, rc, reported);
-    }
-    return ticketed(e, reported);
-  }
-
-  /** The fetch-add returned the word before it: the next ticket in it is this element's. */
-  private int ticketed(int e, boolean reported) {
-    long before = word(e);
-    int ticket = LockWords.next(before);
-    tickets[e] = ticket;
-    int ahead = Math.max(0, LockWords.ahead(ticket, before));
-    turns[e] += ahead;
-    counters.ticketTaken(ahead);
-    return observe(e, before + LockWords.TICKET, reported);
-  }
-
-  /** Looks at the word again: a fetch-add of 0. */
-  private int look(int e, boolean reported) {
-    phases.setRelease(e, LOOKING);
-    int rc =
-        peers[e].postAtomic(
-            lockRegions[e],
-            LockWords.offset(stripes[e]),
-            RemoteAtomicOp.ADD,
-            8,
-            0,
-            scratchBase + (long) e * STRIDE + WORD,
-            tokenBase | e);
-    if (rc == TransportPeer.PENDING) {
-      notBefore[e] = System.nanoTime(); // when the look left, for its round trip
-      return rc;
-    }
-    if (rc == -FiErrno.EAGAIN) {
-      return again(e, LOOKING);
-    }
-    if (rc < 0) {
-      return finish(e, rc, reported); // its ticket is skipped once its turn stays unclaimed
-    }
-    return observe(e, word(e), reported);
-  }
-
-  /**
-   * A waiting element learned the stripe's word {@code w}: enter when its ticket is served and
-   * nobody is inside, take a new ticket when its turn has passed, skip a turn stuck for its lease,
-   * else pause for about the time the turns ahead should take (the next in line does not pause).
-   */
-  private int observe(int e, long w, boolean reported) {
-    lastSeen[stripes[e]] = w;
-    int ahead = LockWords.ahead(tickets[e], w);
-    int inside = LockWords.owner(w);
-    if (ahead < 0) {
-      return takeTicket(e, reported); // skipped while this element was not looking
-    }
-    if (ahead == 0 && inside == 0) {
-      return compareSwap(e, ENTERING, w, LockWords.entered(w, owner), reported);
-    }
-    waited[e] = true;
-    long now = System.nanoTime();
-    long head = LockWords.head(w);
-    if (head != watched[e]) {
-      if (watched[e] != NOTHING_WATCHED) {
-        int moved = (short) (LockWords.serving(w) - (int) (watched[e] >>> 32));
-        if (moved > 0) {
-          long sample = Math.min(MAX_PAUSE_NANOS, (now - watchedSince[e]) / moved);
-          turnNanos += (sample - turnNanos) >> 3;
-        }
-      }
-      watched[e] = head; // a new turn: its lease starts now, as far as this element knows
-      watchedSince[e] = now;
-    } else if (inside == 0
-        ? now - watchedSince[e] >= claimNanos()
-        : inside != owner && now - watchedSince[e] >= leaseNanos) {
-      // the turn is stuck: end it, and enter at once when this element's ticket is next
-      long next = LockWords.released(w);
-      return compareSwap(
-          e, SKIPPING, w, ahead == 1 ? LockWords.entered(next, owner) : next, reported);
-    }
-    // the next in line looks at every progress; the others about when the turns ahead of the next
-    // in line should have passed, so that looks do not load the target
-    long pause = Math.min((ahead - 1) * Math.max(100, turnNanos), ahead * claimNanos() / 2);
-    notBefore[e] = now + Math.min(maxPauseNanos, pause);
-    phases.setRelease(e, WAITING);
-    pushWaiting(e, notBefore[e]);
-    return TransportPeer.PENDING;
-  }
-
-  /**
-   * How long a turn may stay unclaimed: {@link #MIN_CLAIM_NANOS} and sixteen looks' round trips
-   * (the next in line looks at every progress and enters with one more round trip), at most an
-   * eighth of the lease. It does not follow how long turns take, which unclaimed turns would
-   * lengthen in turn. A waiter whose thread the scheduler set aside for longer loses its turn and
-   * takes a new ticket; without this, with more spinning threads than cores, every turn would wait
-   * for its waiter's next time slice.
-   */
-  private long claimNanos() {
-    return Math.min(turnTimeoutNanos, MIN_CLAIM_NANOS + 16 * lookNanos);
-  }
-
-  private int entered(int e, boolean reported) {
-    long seen = word(e);
-    return seen == expected[e] ? inside(e, reported) : observe(e, seen, reported);
-  }
-
-  private int skipped(int e, boolean reported) {
-    long seen = word(e);
-    if (seen != expected[e]) {
-      return observe(e, seen, reported); // the turn moved on, or only the next ticket did
-    }
-    if (LockWords.owner(seen) != 0) {
-      counters.lockTakenOver(); // its holder let a whole lease pass: dead
-    } else {
-      counters.turnSkipped(); // nobody came for that ticket
-    }
-    if (LockWords.owner(swap[e]) == owner) {
-      return inside(e, reported);
-    }
-    watched[e] = NOTHING_WATCHED; // the stuck turn says nothing about how long turns take
-    return observe(e, swap[e], reported);
-  }
-
-  /** Posts a compare-and-swap of the element's lock word; its result comes to {@code phase}. */
-  private int compareSwap(int e, int phase, long from, long to, boolean reported) {
-    expected[e] = from;
-    swap[e] = to;
-    phases.setRelease(e, phase);
-    int rc =
-        peers[e].postCompareSwap(
-            lockRegions[e],
-            LockWords.offset(stripes[e]),
-            8,
-            from,
-            to,
-            scratchBase + (long) e * STRIDE + WORD,
-            tokenBase | e);
-    if (rc == TransportPeer.PENDING) {
-      return rc;
-    }
-    if (rc == -FiErrno.EAGAIN) {
-      // nothing was posted: the same compare-and-swap goes again (a release above all must not
-      // fail, or a live holder would keep its stripe for a lease)
-      return again(e, phase);
-    }
-    if (rc < 0) {
-      return finish(e, rc, reported);
-    }
-    return switch (phase) {
-      case TAKING -> taken(e, reported);
-      case ENTERING -> entered(e, reported);
-      case SKIPPING -> skipped(e, reported);
-      default -> released(e, reported);
-    };
-  }
-
-  /** The element's compare-and-swap put it inside: the word is {@link #swap}. */
-  private int inside(int e, boolean reported) {
-    held[e] = swap[e];
-    acquiredAt[e] = NOT_TIMED; // timed only if a step after this one goes pending
-    counters.lockAcquired();
-    return get(e, reported);
-  }
-
-  private int get(int e, boolean reported) {
-    if (regions[e].revoked()) {
-      errors[e] = -FiErrno.EKEYREJECTED; // the target is releasing the memory
-      return release(e, reported);
-    }
-    phases.setRelease(e, GETTING);
-    int rc =
-        peers[e].postGet(
-            regions[e],
-            offsets[e],
-            cells[e].size(),
-            scratchBase + (long) e * STRIDE + OLD,
-            tokenBase | e);
-    if (rc == TransportPeer.PENDING) {
-      // the hold may now last as long as the transport takes: from here its lease counts
-      acquiredAt[e] = System.nanoTime();
-      return rc;
-    }
-    if (rc == -FiErrno.EAGAIN) {
-      return again(e, GETTING);
-    }
-    if (rc < 0) {
-      errors[e] = rc;
-      return release(e, reported);
-    }
-    return compute(e, reported);
-  }
-
-  /** The element is in OLD: compute NEW and put it, unless it equals OLD. */
-  private int compute(int e, boolean reported) {
-    AtomicCell cell = cells[e];
-    if (cell.op() == FiOp.ATOMIC_READ) {
-      return release(e, reported);
-    }
-    int size = cell.size();
-    long base = (long) e * STRIDE;
-    ElementSemantics.copy(scratch, base + OLD, scratch, base + NEW, size);
-    ElementSemantics.apply(
-        cell.op(),
-        cell.datatype(),
-        scratch,
-        base + NEW,
-        scratch,
-        base + OPERAND,
-        scratch,
-        base + COMPARE,
-        null,
-        0,
-        elementScratch[e]);
-    if (ElementSemantics.sameBytes(scratch, base + OLD, scratch, base + NEW, size)) {
-      counters.lockPutSkipped();
-      return release(e, reported);
-    }
-    if (acquiredAt[e] != NOT_TIMED && System.nanoTime() - acquiredAt[e] > leaseNanos / 2) {
-      restarting[e] = true; // a put now might land after a waiter took over: give back, retry
-      return release(e, reported);
-    }
-    if (regions[e].revoked()) {
-      errors[e] = -FiErrno.EKEYREJECTED;
-      return release(e, reported);
-    }
-    return put(e, reported);
-  }
-
-  /** Posts the put of NEW. */
-  private int put(int e, boolean reported) {
-    phases.setRelease(e, PUTTING);
-    int rc =
-        peers[e].postPut(
-            regions[e],
-            offsets[e],
-            cells[e].size(),
-            scratchBase + (long) e * STRIDE + NEW,
-            tokenBase | e);
-    if (rc == TransportPeer.PENDING) {
-      return rc;
-    }
-    if (rc == -FiErrno.EAGAIN) {
-      return again(e, PUTTING);
-    }
-    if (rc < 0) {
-      errors[e] = rc;
-    }
-    return release(e, reported);
-  }
-
-  /** A step the transport had no room for: see {@link #AGAIN}. The element stays pending. */
-  private int again(int e, int step) {
-    againOf[e] = step;
-    phases.setRelease(e, AGAIN);
-    urgent = true;
-    ready.push(e);
-    return TransportPeer.PENDING;
-  }
-
-  /** Posts again the step the transport had no room for. */
-  private void postAgain(int e, int step) {
-    switch (step) {
-      case TAKING, ENTERING, SKIPPING, RELEASING ->
-          compareSwap(e, step, expected[e], swap[e], true);
-      case TICKETING -> takeTicket(e, true);
-      case LOOKING -> look(e, true);
-      case GETTING -> get(e, true);
-      case PUTTING -> put(e, true);
-      default -> throw new IllegalStateException("element " + e + " again in phase " + step);
-    }
-  }
-
-  /** Posts the release: the next ticket served, nobody inside. */
-  private int release(int e, boolean reported) {
-    return compareSwap(e, RELEASING, held[e], LockWords.released(held[e]), reported);
-  }
-
-  private int released(int e, boolean reported) {
-    long seen = word(e);
-    if (seen == held[e]) {
-      lastSeen[stripes[e]] = swap[e];
-    } else if (LockWords.head(seen) == LockWords.head(held[e])) {
-      held[e] = seen; // tickets were taken meanwhile: still inside, give back from this word
-      return release(e, reported);
-    } else {
-      counters.lockLost(); // its turn was taken while held: only a holder stalled for a lease
-    }
-    if (restarting[e] && errors[e] == 0) {
-      restarting[e] = false;
-      counters.lockRestarted();
-      return acquire(e, reported);
-    }
-    return finish(e, errors[e], reported);
-  }
-
-  /**
-   * A step failed in the transport. While the stripe is held and the peer is still reachable, the
-   * stripe is released before the element ends with the error; otherwise the lease (or the target's
-   * failure detection) frees it.
-   */
-  private void failed(int e, int phase, int status) {
-    if ((phase == GETTING || phase == PUTTING) && !peers[e].failed()) {
-      errors[e] = status;
-      release(e, true);
-      return;
-    }
-    finish(e, errors[e] != 0 ? errors[e] : status, true);
-  }
-
-  /** Ends an element: its old value to the result buffer when it succeeded, then frees it. */
-  private int finish(int e, int status, boolean reported) {
-    AtomicCell cell = cells[e];
-    if (status == 0
-        && results[e] != null
-        && !ResultBuffers.copy(
-            scratch, (long) e * STRIDE + OLD, results[e], resultOffsets[e], cell.size())) {
-      status = -FiErrno.EINVAL; // its arena closed before the operation completed
-    }
-    results[e] = null;
-    counters.lockElement(waited[e], turns[e]);
-    int slot = slots[e];
-    cells[e] = null;
-    peers[e] = null;
-    regions[e] = null;
-    lockRegions[e] = null;
-    phases.setRelease(e, FREE);
-    room.release();
-    if (reported) {
-      completions.completed(slot, status);
-    }
-    return status == 0 ? TransportPeer.DONE : status;
-  }
-
-  /**
-   * A free element: the one claimed last when it is free again (an element that finished inside its
-   * call, as every element does on a mapped region), else the next free one after it. Reusing it
-   * keeps one element's slots of every array in this core's cache; moving on at every claim walked
-   * the whole engine's arrays, a cache miss per array and element.
-   */
-  private int claim() {
-    while (true) {
-      int e = cursor;
-      if (phases.get(e) == FREE) {
-        return e;
-      }
-      cursor = (e + 1) & mask;
-    }
+    return steps.drain();
   }
 }
