@@ -30,6 +30,13 @@ import org.HdrHistogram.Histogram;
  */
 final class BenchInitiator implements AutoCloseable {
   private final BenchConfig base;
+
+  /** The target region's bytes every run's elements lie in (a matrix's widest cell's). */
+  private final long regionBytes;
+
+  /** The CPUs each measuring thread pins itself to ({@code -c}), or null. */
+  private CpuSet cpus;
+
   private final List<Domain> domains = new ArrayList<>();
   private final Endpoint[] endpoints;
   private final CompletionQueue[] queues;
@@ -56,9 +63,11 @@ final class BenchInitiator implements AutoCloseable {
    * Opens the domains, endpoints and queues; {@link #connect} then points them at a target.
    *
    * @param maxWindow the largest window any run will use: each completion queue holds that many
+   * @param regionBytes the target region's bytes the runs use
    */
-  BenchInitiator(BenchConfig cfg, int maxWindow) {
+  BenchInitiator(BenchConfig cfg, int maxWindow, long regionBytes) {
     this.base = cfg;
+    this.regionBytes = regionBytes;
     int threads = cfg.threads();
     endpoints = new Endpoint[threads];
     queues = new CompletionQueue[threads];
@@ -100,6 +109,14 @@ final class BenchInitiator implements AutoCloseable {
     for (int t = 0; t < peers.length; t++) {
       peers[t] = byDomain[domainOf[t]];
     }
+  }
+
+  /**
+   * From now on each measuring thread pins itself to {@code set} before it makes its first call,
+   * and reads back what the kernel allows it ({@link BenchResult#cpusAllowed}).
+   */
+  void pinTo(CpuSet set) {
+    this.cpus = set;
   }
 
   /** Runs from now on keep every value their calls fetch (see {@link #fetched}). */
@@ -184,6 +201,11 @@ final class BenchInitiator implements AutoCloseable {
       }
     }
     byte[] region = link.stop();
+    for (ThreadRun r : runs) {
+      if (r.pinFailure != null) {
+        throw new IOException("measuring thread " + r.thread + ": " + r.pinFailure);
+      }
+    }
     if (keepFetched) {
       lastFetched = new long[threads][];
       for (int t = 0; t < threads; t++) {
@@ -202,6 +224,7 @@ final class BenchInitiator implements AutoCloseable {
     long start = Long.MAX_VALUE;
     long end = Long.MIN_VALUE;
     int error = 0;
+    List<String> allowed = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
       ThreadRun r = runs[t];
       ops[t] = r.measured;
@@ -211,6 +234,9 @@ final class BenchInitiator implements AutoCloseable {
       end = Math.max(end, r.loop.endNanos());
       if (error == 0) {
         error = r.rc;
+      }
+      if (r.cpusAllowed != null) {
+        allowed.add(r.cpusAllowed);
       }
     }
     TargetCheck check;
@@ -222,7 +248,8 @@ final class BenchInitiator implements AutoCloseable {
         check = check.and(TargetCheck.ofFetched(cfg, fetched, exclusive));
       }
     }
-    return new BenchResult(cfg, ops, calls, (end - start) / 1e9, all, error, check);
+    return new BenchResult(
+        cfg, ops, calls, (end - start) / 1e9, all, error, check, List.copyOf(allowed));
   }
 
   /** One thread of a run: its buffers, its loop, its warm-up and its measurement. */
@@ -238,6 +265,12 @@ final class BenchInitiator implements AutoCloseable {
     long warmedUp;
     long measured;
     int rc;
+
+    /** This thread's Cpus_allowed_list after it pinned itself, or null when not pinned. */
+    String cpusAllowed;
+
+    /** Why this thread could not pin itself, or null. */
+    String pinFailure;
 
     ThreadRun(
         int thread,
@@ -256,6 +289,31 @@ final class BenchInitiator implements AutoCloseable {
 
     @Override
     public void run() {
+      if (cpus != null) {
+        try {
+          cpusAllowed = Pinning.pinAndCheck(cpus);
+        } catch (RuntimeException e) {
+          pinFailure = e.getMessage();
+        }
+      }
+      if (pinFailure == null) {
+        warmUp();
+      }
+      try {
+        measureTogether.await();
+      } catch (InterruptedException | BrokenBarrierException e) {
+        rc = rc == 0 ? -FiErrno.EINTR : rc;
+        return;
+      }
+      if (pinFailure == null && rc == 0) {
+        long duration = cfg.duration() == null ? 0 : cfg.duration().toNanos();
+        rc = loop.run(cfg.iterations(), duration, samples);
+        measured = loop.completed();
+      }
+    }
+
+    /** Makes this thread's buffers and loop, then runs the warm-up calls. */
+    private void warmUp() {
       poster =
           new CallPoster(
               endpoints[thread],
@@ -274,17 +332,6 @@ final class BenchInitiator implements AutoCloseable {
       loop = new MeasuringLoop(poster, queues[thread], cfg.window(), counter);
       rc = loop.run(cfg.warmup(), 0, false);
       warmedUp = loop.completed();
-      try {
-        measureTogether.await();
-      } catch (InterruptedException | BrokenBarrierException e) {
-        rc = rc == 0 ? -FiErrno.EINTR : rc;
-        return;
-      }
-      if (rc == 0) {
-        long duration = cfg.duration() == null ? 0 : cfg.duration().toNanos();
-        rc = loop.run(cfg.iterations(), duration, samples);
-        measured = loop.completed();
-      }
     }
   }
 
@@ -298,7 +345,7 @@ final class BenchInitiator implements AutoCloseable {
       r =
           AtomicRegion.over(
               new ConnectedEndpoint(endpoints[thread], queues[thread], peers[thread]),
-              new PeerRegion("bench", 0, key, base.regionBytes(), RW));
+              new PeerRegion("bench", 0, key, regionBytes, RW));
       typed[thread] = r;
     }
     return r;

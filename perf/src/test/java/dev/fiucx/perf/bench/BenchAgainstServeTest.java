@@ -108,7 +108,7 @@ class BenchAgainstServeTest {
       assertTrue(
           r.err().contains(target + " serves no region 'nope'; it serves: counter, small"),
           r.err());
-      r = BenchCli.run("bench", "--connect", target, "--region", "small", "-t", "2", "-n", "10");
+      r = BenchCli.run("bench", "--connect", target, "--region", "small", "-T", "2", "-n", "10");
       assertEquals(2, r.exit());
       assertTrue(
           r.err().contains("region 'small' has 8 bytes; this run needs 128 (64 per thread)"),

@@ -21,7 +21,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 class BenchTypedApiTest {
   @TempDir Path dir;
 
-  @ParameterizedTest(name = "{0} {1} {2} -c {3}")
+  @ParameterizedTest(name = "{0} {1} {2} --count {3}")
   @CsvSource({
     "shm, sum, uint64, 1",
     "tcp, sum, uint64, 1",
@@ -45,7 +45,7 @@ class BenchTypedApiTest {
             op,
             "-z",
             type,
-            "-c",
+            "--count",
             Integer.toString(count),
             "-n",
             "2000",
@@ -92,7 +92,7 @@ class BenchTypedApiTest {
         "--api typed -O 4|--api typed is blocking: one call in flight (-O 1)",
         "--api typed -z int64|the layer's elements are uint64, uint32 and double, not FI_INT64",
         "--api typed -o min|--api typed has no call for fetch FI_MIN FI_UINT64",
-        "--api typed -o cswap -c 2|--api typed has no call for compare FI_CSWAP FI_UINT64 of 2",
+        "--api typed -o cswap --count 2|--api typed has no call for compare FI_CSWAP FI_UINT64 of 2",
         "--api both|--api is mirror or typed, not 'both'"
       })
   void cellsAndWindowsTheLayerDoesNotMakeAreUsageErrors(String args, String message) {
