@@ -28,6 +28,16 @@ record BenchOutputs(
     Path html,
     Percentiles percentiles) {
 
+  /** The ranks of a run's table, JSON and CSV: those asked, else p50, p90, p99 and p99.9. */
+  Percentiles ranks() {
+    return percentiles != null ? percentiles : Percentiles.DEFAULT;
+  }
+
+  /** The ranks of a matrix's table and page: those asked, else p50. */
+  Percentiles matrixRanks() {
+    return percentiles != null ? percentiles : Percentiles.MEDIAN;
+  }
+
   /** Whether ucx_perftest runs beside fiucx ({@code --vs-ucx-perftest}). */
   boolean comparesWithPerftest() {
     return vsPerftest != null;

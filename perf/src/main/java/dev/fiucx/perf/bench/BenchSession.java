@@ -270,10 +270,9 @@ final class BenchSession {
     }
     if (outputs.csv()) {
       // one row per run: the one run, or each window of a sweep
-      CsvLine.header(stdout, outputs.percentiles());
+      CsvLine.header(stdout, outputs.ranks());
       for (BenchResult r : outputs.sweepWindow() ? results : List.of(main)) {
-        CsvLine.row(
-            stdout, outputs.percentiles(), facts.attr().mechanism().name(), facts.path(), r);
+        CsvLine.row(stdout, outputs.ranks(), facts.attr().mechanism().name(), facts.path(), r);
       }
     }
     writeFiles(facts, main, outputs.sweepWindow() ? results : null, vs);
@@ -296,9 +295,9 @@ final class BenchSession {
       throws IOException {
     List<MatrixCell> cells = MatrixRun.run(plan, initiator, link, err);
     facts = facts.withDomain(initiator.domain().describe());
-    Percentiles p = outputs.percentiles() != null ? outputs.percentiles() : Percentiles.MEDIAN;
+    Percentiles p = outputs.matrixRanks();
     new MatrixTable(p).print(human, cells);
-    Percentiles files = outputs.percentiles() != null ? outputs.percentiles() : Percentiles.DEFAULT;
+    Percentiles files = outputs.ranks();
     if (outputs.csv()) {
       CsvLine.header(stdout, files);
       for (MatrixCell c : cells) {
@@ -376,9 +375,7 @@ final class BenchSession {
   private void printTable(List<BenchResult> results) {
     human.println();
     boolean mixed = results.stream().map(r -> r.config().window() == 1).distinct().count() > 1;
-    ResultTable table =
-        new ResultTable(
-            outputs.percentiles() != null ? outputs.percentiles() : Percentiles.DEFAULT);
+    ResultTable table = new ResultTable(outputs.ranks());
     table.header(
         human,
         mixed ? "round trip at window 1, per op above" : results.getFirst().latency().kind());
@@ -472,15 +469,15 @@ final class BenchSession {
       RunFacts facts, BenchResult main, List<BenchResult> sweep, PerftestComparison vs)
       throws IOException {
     if (outputs.json() != null) {
-      Percentiles p = outputs.percentiles() != null ? outputs.percentiles() : Percentiles.DEFAULT;
-      JsonReport.write(outputs.json(), cfg, facts, new JsonReport.Run(p, cpus), main, sweep, vs);
+      JsonReport.write(
+          outputs.json(), cfg, facts, new JsonReport.Run(outputs.ranks(), cpus), main, sweep, vs);
     }
     if (outputs.html() != null) {
       MatrixPage.write(
           outputs.html(),
           pageFacts(facts),
           List.of(MatrixCell.timed(cfg, facts.attr(), main)),
-          outputs.percentiles() != null ? outputs.percentiles() : Percentiles.MEDIAN);
+          outputs.matrixRanks());
     }
     if (outputs.hgrm() != null) {
       try (PrintStream out =

@@ -123,7 +123,15 @@ final class MatrixTable {
             + " cell"
             + (n == 1 ? "" : "s")
             + " the provider refuses (queryAtomic; the JSON and the page say why)");
-    byOp.forEach((k, v) -> out.println(k + " " + String.join(" ", v)));
+    long types = cells.stream().map(c -> c.cfg().datatype()).distinct().count();
+    byOp.forEach(
+        (k, v) ->
+            out.println(
+                k
+                    + " "
+                    + (v.size() == types && types > 1
+                        ? "every datatype asked"
+                        : String.join(" ", v))));
   }
 
   /** How many cells came to each end: {@code cells: 354 timed (120 exact, ...), 444 invalid}. */
