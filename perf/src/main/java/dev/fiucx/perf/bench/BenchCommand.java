@@ -32,6 +32,14 @@ import picocli.CommandLine.Option;
           + " (-o all -z all --family all) run every cell of the selection in turn: a matrix.",
       "By default bench starts the target itself; --server and --connect run the two sides"
           + " apart."
+    },
+    footer = {
+      "",
+      "ucx_perftest's spellings where it has the option: -n, -w, -O, -T (threads), -c (CPU"
+          + " list), -R (percentiles; here a list). Its -t (test) and -s (message size) are not"
+          + " bench's: a call's elements are --count (long only: -c is the CPU list, and fabtests'"
+          + " completion method; -e fabtests' endpoint type), each of its datatype's size (-z),"
+          + " so an element size of its own would mean nothing ucx_perftest's -s means."
     })
 public final class BenchCommand implements Callable<Integer> {
   /** The port {@code --server} listens on unless told otherwise. */
