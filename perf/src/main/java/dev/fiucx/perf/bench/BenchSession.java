@@ -441,7 +441,8 @@ final class BenchSession {
       throws IOException {
     PerftestMatch match = outputs.vsPerftest();
     PerftestRunner perftest =
-        new PerftestRunner(PerftestRunner.find(), facts.ucxTls(), facts.ucxEnvironment(), err);
+        new PerftestRunner(PerftestRunner.find(), facts.ucxTls(), facts.ucxEnvironment(), err)
+            .pinClientTo(cpus);
     List<PerftestComparison.Round> rounds = new ArrayList<>();
     long iterations = cfg.iterations();
     for (int i = 1; i <= outputs.rounds(); i++) {

@@ -12,6 +12,7 @@ import dev.fiucx.semantics.AtomicTable;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -101,6 +102,19 @@ class BenchFlagsTest {
             + " call's elements are --count",
         "-s",
         "8");
+  }
+
+  @Test
+  void ucxPerftestsClientIsPinnedAsTheMeasuringThreadsAre() {
+    PerftestRunner runner =
+        new PerftestRunner(Path.of("ucx_perftest"), "sm,self", java.util.Map.of(), System.err);
+    PerftestMatch fadd = new PerftestMatch("ucp_fadd", 8);
+    List<String> plain = runner.clientCommand(fadd, 1234, 100, 10, 1);
+    assertEquals(-1, plain.indexOf("-c"));
+    List<String> pinned =
+        runner.pinClientTo(CpuSet.parse("0,2-3")).clientCommand(fadd, 1234, 100, 10, 1);
+    assertEquals(plain, pinned.subList(0, plain.size()));
+    assertEquals(List.of("-c", "0,2,3"), pinned.subList(plain.size(), pinned.size()));
   }
 
   @Test
