@@ -48,10 +48,12 @@ final class BenchInitiator implements AutoCloseable {
   private final AtomicRegion[] typed;
 
   /**
-   * Call buffers live as long as the domains: a progress thread writes fetched values into them,
-   * and a run that stops on an error may leave calls in flight.
+   * Call buffers of runs that may have left calls in flight (one stopped on an error): they live as
+   * long as the domains, since a progress thread may still write fetched values into them. A run
+   * that ended with every call completed frees its own at once, so a matrix of many cells does not
+   * pile them up.
    */
-  private final Arena buffers = Arena.ofShared();
+  private final List<Arena> keptBuffers = new ArrayList<>();
 
   /** Whether runs keep every fetched value ({@code --fetched}). */
   private boolean keepFetched;
@@ -181,38 +183,51 @@ final class BenchInitiator implements AutoCloseable {
               }
               progress[0] = new ProgressLine(counters, progressOut, "bench");
             });
-    link.zero();
-    link.start();
-    List<Thread> workers = new ArrayList<>();
-    for (int t = 0; t < threads; t++) {
-      runs[t] = new ThreadRun(t, cfg, link.key(), counters[t], measureTogether, samples);
-      workers.add(Thread.ofPlatform().name("fiucx-bench-" + t).start(runs[t]));
-    }
+    Arena buffers = Arena.ofShared();
+    boolean allCompleted = false;
     try {
-      for (Thread w : workers) {
-        w.join();
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IOException("interrupted while the run was on", e);
-    } finally {
-      if (progress[0] != null) {
-        progress[0].close();
-      }
-    }
-    byte[] region = link.stop();
-    for (ThreadRun r : runs) {
-      if (r.pinFailure != null) {
-        throw new IOException("measuring thread " + r.thread + ": " + r.pinFailure);
-      }
-    }
-    if (keepFetched) {
-      lastFetched = new long[threads][];
+      link.zero();
+      link.start();
+      List<Thread> workers = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
-        lastFetched[t] = runs[t].poster.fetched();
+        runs[t] = new ThreadRun(t, cfg, link.key(), counters[t], measureTogether, samples, buffers);
+        workers.add(Thread.ofPlatform().name("fiucx-bench-" + t).start(runs[t]));
+      }
+      try {
+        for (Thread w : workers) {
+          w.join();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IOException("interrupted while the run was on", e);
+      } finally {
+        if (progress[0] != null) {
+          progress[0].close();
+        }
+      }
+      byte[] region = link.stop();
+      for (ThreadRun r : runs) {
+        if (r.pinFailure != null) {
+          throw new IOException("measuring thread " + r.thread + ": " + r.pinFailure);
+        }
+      }
+      if (keepFetched) {
+        lastFetched = new long[threads][];
+        for (int t = 0; t < threads; t++) {
+          lastFetched[t] = runs[t].poster.fetched();
+        }
+      }
+      BenchResult result =
+          collect(cfg, runs, region, keepFetched ? lastFetched : null, link.exclusive());
+      allCompleted = result.error() == 0;
+      return result;
+    } finally {
+      if (allCompleted) {
+        buffers.close();
+      } else {
+        keptBuffers.add(buffers);
       }
     }
-    return collect(cfg, runs, region, keepFetched ? lastFetched : null, link.exclusive());
   }
 
   private static BenchResult collect(
@@ -260,6 +275,7 @@ final class BenchInitiator implements AutoCloseable {
     final AtomicLong counter;
     final CyclicBarrier measureTogether;
     final boolean samples;
+    final Arena buffers;
     MeasuringLoop loop;
     CallPoster poster;
     long warmedUp;
@@ -278,8 +294,10 @@ final class BenchInitiator implements AutoCloseable {
         long key,
         AtomicLong counter,
         CyclicBarrier measureTogether,
-        boolean samples) {
+        boolean samples,
+        Arena buffers) {
       this.samples = samples;
+      this.buffers = buffers;
       this.thread = thread;
       this.cfg = cfg;
       this.key = key;
@@ -368,6 +386,6 @@ final class BenchInitiator implements AutoCloseable {
     for (Domain d : domains) {
       d.close();
     }
-    buffers.close();
+    keptBuffers.forEach(Arena::close);
   }
 }
