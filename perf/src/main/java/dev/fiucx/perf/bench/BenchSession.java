@@ -326,7 +326,7 @@ final class BenchSession {
 
   /** The facts at the top of the page: what ran, against what, on what. */
   private Map<String, String> pageFacts(RunFacts facts) {
-    Map<String, Object> m = new LinkedHashMap<>();
+    Map<String, String> m = new LinkedHashMap<>();
     m.put("fiucx", facts.machine().get("fiucx"));
     m.put(
         "machine",
@@ -367,9 +367,7 @@ final class BenchSession {
             "threading " + cfg.domainAttr().threading().name().toLowerCase(Locale.ROOT)));
     m.put("path", facts.path());
     m.put("pinning", cpus == null ? "none" : "each measuring thread on CPUs " + cpus);
-    Map<String, String> text = new LinkedHashMap<>();
-    m.forEach((k, v) -> text.put(k, String.valueOf(v)));
-    return text;
+    return m;
   }
 
   private void printTable(List<BenchResult> results) {

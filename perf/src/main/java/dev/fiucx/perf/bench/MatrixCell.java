@@ -1,7 +1,7 @@
 package dev.fiucx.perf.bench;
 
 import dev.fiucx.AtomicAttr;
-import dev.fiucx.Mechanism;
+import dev.fiucx.conformance.report.OpMatrix;
 import java.util.Locale;
 
 /**
@@ -72,7 +72,6 @@ record MatrixCell(
     if (attr == null) {
       return "invalid";
     }
-    Mechanism m = attr.mechanism();
-    return dev.fiucx.conformance.report.OpMatrix.word(m);
+    return OpMatrix.word(attr.mechanism());
   }
 }
