@@ -103,7 +103,7 @@ public final class PerftestRunner {
                 "-O",
                 Integer.toString(w)));
     if (clientCpus != null) {
-      // every CPU spelled out: older ucx_perftest reads a comma list of numbers, no ranges
+      // every CPU spelled out: ucx_perftest's help asks for CPUs separated by commas, no ranges
       cmd.add("-c");
       cmd.add(String.join(",", clientCpus.cpus().stream().map(String::valueOf).toList()));
     }
