@@ -2,7 +2,8 @@
  * The {@code fiucx} command line ({@code cli}), bench ({@code bench}) and the JMH microbenchmarks
  * ({@code jmh}). It exports nothing. It runs the ucx provider, found as a service; the launcher
  * grants native access to the modules that call native code ({@code
- * --enable-native-access=dev.fiucx,dev.fiucx.ucx,jucx}).
+ * --enable-native-access=dev.fiucx,dev.fiucx.ucx,jucx,dev.fiucx.perf}: this one pins bench's
+ * threads with a {@code sched_setaffinity} downcall).
  */
 // "requires-automatic": HdrHistogram, XChart and JMH have neither a module descriptor nor an
 // Automatic-Module-Name; their names come from the jar names Maven gives them (artifactId-version)

@@ -2,28 +2,25 @@ package dev.fiucx.perf.bench;
 
 import dev.fiucx.AtomicFamily;
 import dev.fiucx.BootstrapSecurity;
-import dev.fiucx.DomainAttr;
-import dev.fiucx.FiDatatype;
-import dev.fiucx.FiErrno;
 import dev.fiucx.FiException;
-import dev.fiucx.FiOp;
-import dev.fiucx.TlsContexts;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * {@code fiucx bench}: latency and rate of one atomic cell against a target process over UCX, named
- * and shaped like ucx_perftest and fabtests' fi_rdm_atomic. Exit status 0, 1 when a call failed or
- * the target held a wrong value, 2 on a bad request.
+ * {@code fiucx bench}: latency and rate of one atomic cell, or of every cell of a selection (a
+ * matrix, one cell after the other in one process against one target), against a target process
+ * over UCX, named and shaped like ucx_perftest and fabtests' fi_rdm_atomic. The options live in
+ * {@link RunOptions}, {@link TargetOptions} and {@link ReportOptions}. Exit status 0, 1 when a call
+ * failed or the target held a wrong value, 2 on a bad request.
  */
 @Command(
     name = "bench",
@@ -31,192 +28,33 @@ import picocli.CommandLine.Option;
     sortOptions = false,
     description = {
       "Measure one atomic (family, op, datatype) against a target process over UCX: latency"
-          + " percentiles of every call, rate in calls and elements per second.",
+          + " percentiles of every call, rate in calls and elements per second. Lists or all"
+          + " (-o all -z all --family all) run every cell of the selection in turn: a matrix.",
       "By default bench starts the target itself; --server and --connect run the two sides"
           + " apart."
+    },
+    footer = {
+      "",
+      "ucx_perftest's spellings where it has the option: -n, -w, -O, -T (threads), -c (CPU"
+          + " list), -R (percentiles; here a list). Its -t (test) and -s (message size) are not"
+          + " bench's: a call's elements are --count (long only: -c is the CPU list, and fabtests'"
+          + " completion method; -e fabtests' endpoint type), each of its datatype's size (-z),"
+          + " so an element size of its own would mean nothing ucx_perftest's -s means."
     })
 public final class BenchCommand implements Callable<Integer> {
   /** The port {@code --server} listens on unless told otherwise. */
-  static final int DEFAULT_PORT = 13340;
+  static final int DEFAULT_PORT = TargetOptions.DEFAULT_PORT;
 
-  @Option(
-      names = "--family",
-      paramLabel = "base|fetch|compare",
-      converter = AtomicSpellings.FamilyConverter.class,
-      description = "base, fetch or compare (default: compare for CSWAP..MSWAP, else fetch)")
-  AtomicFamily family;
+  @Mixin RunOptions run;
 
-  @Option(
-      names = {"-o", "--op"},
-      paramLabel = "OP",
-      defaultValue = "sum",
-      converter = AtomicSpellings.OpConverter.class,
-      description = "op: sum, min, cswap_le, read, write, ... or FI_SUM (default ${DEFAULT-VALUE})")
-  FiOp op;
-
-  @Option(
-      names = {"-z", "--datatype"},
-      paramLabel = "TYPE",
-      defaultValue = "uint64",
-      converter = AtomicSpellings.DatatypeConverter.class,
-      description =
-          "datatype: int8 .. uint64, float, double_complex, ... or FI_UINT64 (default"
-              + " ${DEFAULT-VALUE})")
-  FiDatatype datatype;
-
-  @Option(
-      names = {"-c", "--count"},
-      paramLabel = "N",
-      defaultValue = "1",
-      description = "elements per call (default ${DEFAULT-VALUE})")
-  int count;
-
-  @Option(
-      names = {"-O", "--outstanding"},
-      paramLabel = "W",
-      defaultValue = "1",
-      description = "window: calls in flight per thread (default ${DEFAULT-VALUE})")
-  int window;
-
-  @Option(
-      names = {"-n", "--iterations"},
-      paramLabel = "N",
-      defaultValue = "100000",
-      description = "calls measured per thread (default ${DEFAULT-VALUE})")
-  long iterations;
-
-  @Option(
-      names = {"-w", "--warmup"},
-      paramLabel = "N",
-      defaultValue = "10000",
-      description = "calls per thread before measuring (default ${DEFAULT-VALUE})")
-  long warmup;
-
-  @Option(
-      names = {"-t", "--threads"},
-      paramLabel = "T",
-      defaultValue = "1",
-      description =
-          "threads, each with its own endpoint, CQ and elements (default ${DEFAULT-VALUE})")
-  int threads;
-
-  @Option(
-      names = "--transport",
-      paramLabel = "shm|tcp|TLS",
-      defaultValue = "shm",
-      description = "shm, tcp, or a UCX_TLS list (default ${DEFAULT-VALUE})")
-  String transport;
-
-  @Option(
-      names = "--progress",
-      paramLabel = "auto|manual",
-      defaultValue = "auto",
-      description = "the initiator's progress: auto or manual (default ${DEFAULT-VALUE})")
-  String progress;
-
-  @Option(
-      names = "--duration",
-      paramLabel = "TIME",
-      converter = DurationConverter.class,
-      description = "measure for this long (10s, 500ms, 2m) instead of -n calls")
-  Duration duration;
-
-  @Option(
-      names = "--direct-path",
-      paramLabel = "on|off",
-      description = "on or off: the domain option direct_path (default: the provider's)")
-  String directPath;
-
-  @Option(
-      names = "--threading",
-      paramLabel = "endpoint|safe|domain",
-      description =
-          "the initiator domain's threading: domain (FI_THREAD_DOMAIN, the default: nothing"
-              + " checked, as ucx_perftest's single-thread UCX worker and fabtests' hints; each"
-              + " thread gets a domain of its own), endpoint (FI_THREAD_ENDPOINT: a second thread"
-              + " in an endpoint is refused) or safe (FI_THREAD_SAFE)")
-  String threading;
-
-  @Option(
-      names = "--api",
-      paramLabel = "mirror|typed",
-      defaultValue = "mirror",
-      description =
-          "whose calls: mirror (Endpoint's fi_atomic calls and a CQ read) or typed (AtomicRegion's"
-              + " blocking calls, one in flight) (default ${DEFAULT-VALUE})")
-  String api;
-
-  @Option(names = "--server", description = "be the target: serve one client, then exit")
-  boolean server;
-
-  @Option(
-      names = "--port",
-      paramLabel = "P",
-      description = "--server's bootstrap port (default " + DEFAULT_PORT + "; 0 picks a free one)")
-  Integer port;
-
-  @Option(
-      names = "--bind",
-      paramLabel = "ADDR",
-      defaultValue = "127.0.0.1",
-      description = "--server's bootstrap and --metrics-port's address (default ${DEFAULT-VALUE})")
-  String bind;
-
-  @Option(
-      names = "--server-progress",
-      paramLabel = "spin|auto",
-      defaultValue = "spin",
-      description =
-          "the target's progress (--server's, or the target bench starts itself): spin (a loop"
-              + " of its own while a run is on, as ucx_perftest's server) or auto (the domain's"
-              + " progress thread, which sleeps while no peer needs it) (default ${DEFAULT-VALUE})")
-  String serverProgress;
-
-  @Option(
-      names = "--connect",
-      paramLabel = "HOST:PORT",
-      description =
-          "run against a target started with --server there, or with --region against a fiucx"
-              + " serve")
-  String connect;
-
-  @Option(
-      names = "--region",
-      paramLabel = "NAME",
-      description =
-          "with --connect: the region of a fiucx serve to run against (its transport unless"
-              + " --transport is given)")
-  String region;
-
-  @Option(
-      names = "--secret-file",
-      paramLabel = "FILE",
-      description =
-          "the shared secret: with --server, what clients must prove before they learn the"
-              + " region; with --connect, the target's (default: the environment's FIUCX_SECRET;"
-              + " with neither, --server listens on loopback only)")
-  Path secretFile;
-
-  @Option(
-      names = "--insecure",
-      description =
-          "with --server and no secret, listen beyond loopback anyway: the region's key to anyone"
-              + " who reaches the port")
-  boolean insecure;
-
-  @Option(
-      names = "--tls-trust",
-      paramLabel = "PEM",
-      description =
-          "with --region: TLS to the serve, trusting these PEM certificates (its own or its CA's)")
-  Path tlsTrust;
+  @Mixin TargetOptions target;
 
   @Option(
       names = "--fetched",
       paramLabel = "FILE",
       description =
           "write every fetched value, one line 'ADDRESS VALUE' per call, and check that fetch SUM's"
-              + " tickets are distinct (fetch, -c 1, types of 8 bytes or less, -n)")
+              + " tickets are distinct (fetch, --count 1, types of 8 bytes or less, -n)")
   Path fetched;
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -249,47 +87,7 @@ public final class BenchCommand implements Callable<Integer> {
   @Option(names = "--parent-watch", hidden = true, description = "exit when stdin ends")
   boolean parentWatch;
 
-  @Option(names = "--csv", description = "print one CSV header and row to stdout (table: stderr)")
-  boolean csv;
-
-  @Option(names = "--json", paramLabel = "FILE", description = "write every input and figure")
-  Path json;
-
-  @Option(
-      names = "--hgrm",
-      paramLabel = "FILE",
-      description = "write HdrHistogram's percentile distribution (microseconds)")
-  Path hgrm;
-
-  @Option(
-      names = "--plot",
-      paramLabel = "FILE.png",
-      description = "draw the latency percentiles (with --sweep-window: rate against window)")
-  Path plot;
-
-  @Option(names = "--sweep-window", description = "run windows 1, 2, 4, ... up to -O, one run each")
-  boolean sweepWindow;
-
-  @Option(
-      names = "--vs-ucx-perftest",
-      description = "alternate rounds with ucx_perftest's matching test and print the ratios")
-  boolean vsPerftest;
-
-  @Option(
-      names = "--perftest-test",
-      paramLabel = "TEST",
-      description =
-          "with --vs-ucx-perftest: ucx_perftest's test to run beside the cell instead of its"
-              + " counterpart (ucp_add, ucp_fadd, ucp_swap, ucp_cswap), so that any cell, e.g. an"
-              + " emulated one, can be put beside UCX's native op")
-  String perftestTest;
-
-  @Option(
-      names = "--rounds",
-      paramLabel = "N",
-      defaultValue = "3",
-      description = "rounds of each with --vs-ucx-perftest, at least 3 (default ${DEFAULT-VALUE})")
-  int rounds;
+  @Mixin ReportOptions report;
 
   /** Runs bench alone (the target process bench starts runs this). */
   public static void main(String[] args) {
@@ -308,13 +106,26 @@ public final class BenchCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     try {
-      if (server) {
+      String hint = run.oldSpelling();
+      if (hint != null) {
+        throw new BenchUsageException(hint);
+      }
+      if (target.server) {
         return serve();
       }
+      CellSelection selection = run.selection();
+      int cells = selection.cells().size();
       BenchConfig cfg = config();
+      if (cells > 1) {
+        report.checkMatrix(cells, fetched);
+        if (cfg.api() == BenchConfig.Api.TYPED && cfg.window() != 1) {
+          throw new BenchUsageException("--api typed is blocking: one call in flight (-O 1)");
+        }
+      }
       BenchOutputs outputs = outputs(cfg);
       String host = null;
       int targetPort = 0;
+      String connect = target.connect;
       if (connect != null) {
         int colon = connect.lastIndexOf(':');
         host = colon > 0 ? connect.substring(0, colon).replaceAll("^\\[|\\]$", "") : "";
@@ -329,41 +140,42 @@ public final class BenchCommand implements Callable<Integer> {
       if (metricsPort != null && (metricsPort < 0 || metricsPort > 65535)) {
         throw new BenchUsageException("--metrics-port is 0 .. 65535: " + metricsPort);
       }
-      if (region != null && connect == null) {
+      if (target.region != null && connect == null) {
         throw new BenchUsageException("--region names a serve's region: it needs --connect");
       }
-      if (tlsTrust != null && region == null) {
+      if (target.tlsTrust != null && target.region == null) {
         throw new BenchUsageException(
             "--tls-trust is a fiucx serve's: it needs --connect and --region");
       }
-      if (secretFile != null && connect == null) {
+      if (target.secretFile != null && connect == null) {
         throw new BenchUsageException(
             "--secret-file is the target's: it needs --server or --connect (the target bench"
                 + " starts itself gets a random one)");
       }
-      if (insecure) {
+      if (target.insecure) {
         throw new BenchUsageException("--insecure is --server's");
       }
       checkFetched(cfg, outputs);
-      boolean targetSpins = spins(serverProgress);
-      if (connect != null
-          && spec != null
-          && spec.commandLine().getParseResult().hasMatchedOption("--server-progress")) {
+      boolean targetSpins = target.spins();
+      if (connect != null && matched("--server-progress")) {
         throw new BenchUsageException(
             "--server-progress is the target's: give it to the --server side, not with --connect");
       }
+      CpuSet cpus = run.cpuSet();
       BenchSession session =
           new BenchSession(cfg, outputs, System.out, System.err)
               .targetSpins(targetSpins)
-              .withMetrics(bind, metricsPort, metricsLatency, metricsLinger)
-              .writeFetched(fetched);
-      if (connect != null) {
-        session.targetSecurity(targetSecurity());
+              .withMetrics(target.bind, metricsPort, metricsLatency, metricsLinger)
+              .writeFetched(fetched)
+              .pinTo(cpus);
+      if (cells > 1) {
+        session.matrix(selection);
       }
-      if (region != null) {
-        boolean transportGiven =
-            spec != null && spec.commandLine().getParseResult().hasMatchedOption("--transport");
-        session.againstServe(region, transportGiven);
+      if (connect != null) {
+        session.targetSecurity(target.targetSecurity());
+      }
+      if (target.region != null) {
+        session.againstServe(target.region, matched("--transport"));
       }
       return session.run(host, targetPort, System.out);
     } catch (BenchUsageException e) {
@@ -375,133 +187,25 @@ public final class BenchCommand implements Callable<Integer> {
     }
   }
 
-  /** The target's secret (--secret-file, else FIUCX_SECRET) and a serve's TLS trust, checked. */
-  private BootstrapSecurity targetSecurity() {
-    try {
-      BootstrapSecurity security = BootstrapSecurity.none();
-      byte[] secret = BootstrapSecurity.secretFrom(secretFile);
-      if (secret != null) {
-        security = security.withSecret(secret);
-      }
-      return tlsTrust == null ? security : security.withTls(TlsContexts.clientTrusting(tlsTrust));
-    } catch (FiException e) {
-      throw usage(e);
-    }
+  /** Whether the command line named {@code option}. */
+  private boolean matched(String option) {
+    return spec != null && spec.commandLine().getParseResult().hasMatchedOption(option);
   }
 
-  /** --server's secret; without one, a bind beyond loopback needs --insecure, as a serve's does. */
-  private BootstrapSecurity serverSecurity() {
-    try {
-      byte[] secret = BootstrapSecurity.secretFrom(secretFile);
-      if (secret != null) {
-        return BootstrapSecurity.none().withSecret(secret);
-      }
-      if (!insecure && !BootstrapSecurity.isLoopback(bind)) {
-        throw new BenchUsageException(
-            "--bind "
-                + bind
-                + " reaches beyond this host: give a shared secret (--secret-file FILE or "
-                + BootstrapSecurity.SECRET_ENV
-                + "), or --insecure to hand the region's key to anyone who connects");
-      }
-      return insecure ? BootstrapSecurity.none().withInsecureBind() : BootstrapSecurity.none();
-    } catch (FiException e) {
-      throw usage(e);
-    }
-  }
-
-  /** A secret or address that cannot be used, in its own words (without the errno's name). */
-  private static BenchUsageException usage(FiException e) {
-    String prefix = FiErrno.errorString(e.errno()) + ": ";
-    return new BenchUsageException(e.getMessage().replace(prefix, ""));
-  }
-
-  /** The options as a checked run configuration; a bad combination is a usage error. */
+  /**
+   * The options as a checked run configuration: of the one cell selected, or of a matrix's first
+   * cell (each of its cells runs the same with its own cell); a bad combination is a usage error.
+   */
   BenchConfig config() {
-    if (family == null) {
-      family = op.isCompareOp() ? AtomicFamily.COMPARE : AtomicFamily.FETCH;
-    }
-    if ((family == AtomicFamily.COMPARE) != op.isCompareOp()) {
-      throw new BenchUsageException(
-          op.fiName()
-              + " is no "
-              + family.label()
-              + " op ("
-              + family.label()
-              + " atomics take "
-              + (family == AtomicFamily.COMPARE ? "CSWAP .. MSWAP" : "MIN .. ATOMIC_WRITE")
-              + ")");
-    }
-    positive("--count", count);
-    positive("--outstanding", window);
-    positive("--iterations", iterations);
-    positive("--threads", threads);
-    if (warmup < 0) {
-      throw new BenchUsageException("--warmup must be 0 or more: " + warmup);
-    }
-    if (window > 65536) {
-      throw new BenchUsageException("--outstanding is at most 65536: " + window);
-    }
-    if (threads > 256) {
-      throw new BenchUsageException("--threads is at most 256: " + threads);
-    }
-    if (port != null) {
+    CellSelection selection = run.selection();
+    java.util.List<CellSelection.Cell> cells = selection.cells();
+    boolean one = cells.size() == 1;
+    BenchConfig cfg = run.config(cells.getFirst(), one && selection.familyNamed());
+    if (target.port != null) {
       throw new BenchUsageException("--port is for --server (--connect takes HOST:PORT)");
     }
-    DomainAttr.Progress p =
-        switch (progress.trim().toLowerCase(Locale.ROOT)) {
-          case "auto" -> DomainAttr.Progress.AUTO;
-          case "manual" -> DomainAttr.Progress.MANUAL;
-          default ->
-              throw new BenchUsageException("--progress is auto or manual, not '" + progress + "'");
-        };
-    String direct = null;
-    if (directPath != null) {
-      direct = directPath.trim().toLowerCase(Locale.ROOT);
-      if (!direct.equals("on") && !direct.equals("off")) {
-        throw new BenchUsageException("--direct-path is on or off, not '" + directPath + "'");
-      }
-    }
-    // the default is what ucx_perftest (a single-thread UCX worker) and fabtests
-    // (FI_THREAD_DOMAIN in their hints) run with, so the comparison is like for like
-    DomainAttr.Threading model = DomainAttr.Threading.DOMAIN;
-    if (threading != null) {
-      model =
-          switch (threading.trim().toLowerCase(Locale.ROOT)) {
-            case "endpoint" -> DomainAttr.Threading.ENDPOINT;
-            case "safe" -> DomainAttr.Threading.SAFE;
-            case "domain" -> DomainAttr.Threading.DOMAIN;
-            default ->
-                throw new BenchUsageException(
-                    "--threading is endpoint, safe or domain, not '" + threading + "'");
-          };
-    }
-    if (transport.isBlank()) {
-      throw new BenchUsageException("--transport is empty");
-    }
-    BenchConfig.Api apiChoice =
-        switch (api.trim().toLowerCase(Locale.ROOT)) {
-          case "mirror" -> BenchConfig.Api.MIRROR;
-          case "typed" -> BenchConfig.Api.TYPED;
-          default -> throw new BenchUsageException("--api is mirror or typed, not '" + api + "'");
-        };
-    BenchConfig cfg =
-        new BenchConfig(
-            family,
-            op,
-            datatype,
-            count,
-            window,
-            iterations,
-            warmup,
-            threads,
-            transport.trim(),
-            p,
-            duration,
-            direct,
-            model,
-            apiChoice);
-    String unsupported = apiChoice == BenchConfig.Api.TYPED ? TypedCall.unsupported(cfg) : null;
+    String unsupported =
+        one && cfg.api() == BenchConfig.Api.TYPED ? TypedCall.unsupported(cfg) : null;
     if (unsupported != null) {
       throw new BenchUsageException(unsupported);
     }
@@ -510,33 +214,34 @@ public final class BenchCommand implements Callable<Integer> {
 
   private BenchOutputs outputs(BenchConfig cfg) {
     PerftestMatch match = null;
-    if (perftestTest != null && !vsPerftest) {
+    if (report.perftestTest != null && !report.vsPerftest) {
       throw new BenchUsageException("--perftest-test goes with --vs-ucx-perftest");
     }
-    if (vsPerftest) {
-      if (rounds < 3) {
-        throw new BenchUsageException("--rounds is at least 3: " + rounds);
+    if (report.vsPerftest) {
+      if (report.rounds < 3) {
+        throw new BenchUsageException("--rounds is at least 3: " + report.rounds);
       }
-      if (connect != null && !loopback(connect)) {
+      if (target.connect != null && !target.connectsToLoopback()) {
         // ucx_perftest's two processes run here, so the target must be here too
         throw new BenchUsageException(
             "--vs-ucx-perftest runs ucx_perftest on this host: --connect only to a loopback"
                 + " address");
       }
-      if (sweepWindow) {
+      if (report.sweepWindow) {
         throw new BenchUsageException("--vs-ucx-perftest and --sweep-window: one at a time");
       }
       if (cfg.threads() != 1 || cfg.count() != 1) {
         throw new BenchUsageException(
-            "--vs-ucx-perftest compares one thread and one element per call (-t 1 -c 1)");
+            "--vs-ucx-perftest compares one thread and one element per call (-T 1 --count 1)");
       }
+      String test = report.perftestTest;
       match =
-          perftestTest != null
-              ? PerftestMatch.named(perftestTest.trim(), cfg.datatype())
+          test != null
+              ? PerftestMatch.named(test.trim(), cfg.datatype())
               : PerftestMatch.of(cfg.family(), cfg.op(), cfg.datatype());
-      if (match == null && perftestTest != null) {
+      if (match == null && test != null) {
         throw new BenchUsageException(
-            "--perftest-test is one of " + PerftestMatch.TESTS + ", not '" + perftestTest + "'");
+            "--perftest-test is one of " + PerftestMatch.TESTS + ", not '" + test + "'");
       }
       if (match == null) {
         throw new BenchUsageException(
@@ -550,7 +255,16 @@ public final class BenchCommand implements Callable<Integer> {
             "ucx_perftest is not on the PATH (Debian: apt-get install ucx-utils)");
       }
     }
-    return new BenchOutputs(csv, json, hgrm, plot, sweepWindow, match, rounds);
+    return new BenchOutputs(
+        report.csv,
+        report.json,
+        report.hgrm,
+        report.plot,
+        report.sweepWindow,
+        match,
+        report.rounds,
+        report.html,
+        report.ranks());
   }
 
   /** {@code --fetched} keeps one value per call of one element, so it needs a known call count. */
@@ -560,7 +274,8 @@ public final class BenchCommand implements Callable<Integer> {
     }
     if (cfg.family() != AtomicFamily.FETCH || cfg.count() != 1 || cfg.datatype().size() > 8) {
       throw new BenchUsageException(
-          "--fetched keeps fetch calls of one element of 8 bytes or less (--family fetch, -c 1)");
+          "--fetched keeps fetch calls of one element of 8 bytes or less (--family fetch, --count"
+              + " 1)");
     }
     if (cfg.duration() != null || outputs.sweepWindow() || outputs.comparesWithPerftest()) {
       throw new BenchUsageException(
@@ -572,38 +287,27 @@ public final class BenchCommand implements Callable<Integer> {
     }
   }
 
-  /** Whether the target spins ({@code --server-progress spin}) or leaves it to auto progress. */
-  private static boolean spins(String serverProgress) {
-    return switch (serverProgress.trim().toLowerCase(Locale.ROOT)) {
-      case "spin" -> true;
-      case "auto" -> false;
-      default ->
-          throw new BenchUsageException(
-              "--server-progress is spin or auto, not '" + serverProgress + "'");
-    };
-  }
-
   private int serve() throws IOException {
-    if (connect != null) {
+    if (target.connect != null) {
       throw new BenchUsageException("--server and --connect: one side at a time");
     }
-    int p = port == null ? DEFAULT_PORT : port;
+    int p = target.port == null ? DEFAULT_PORT : target.port;
     if (p < 0 || p > 65535) {
       throw new BenchUsageException("--port is 0 .. 65535: " + p);
     }
-    if (tlsTrust != null || region != null) {
+    if (target.tlsTrust != null || target.region != null) {
       throw new BenchUsageException("--tls-trust and --region are --connect's, not --server's");
     }
-    boolean spin = spins(serverProgress);
-    BootstrapSecurity security = serverSecurity();
+    boolean spin = target.spins();
+    BootstrapSecurity security = target.serverSecurity();
     try (ServerSocket socket = new ServerSocket()) {
       socket.setReuseAddress(true);
-      socket.bind(new InetSocketAddress(bind, p));
-      BenchServer target = new BenchServer(transport, spin, System.err, security);
+      socket.bind(new InetSocketAddress(target.bind, p));
+      BenchServer server = new BenchServer(run.transport, spin, System.err, security);
       if (parentWatch) {
-        watchParent(System.in, target);
+        watchParent(System.in, server);
       }
-      return target.serve(socket, System.out);
+      return server.serve(socket, System.out);
     }
   }
 
@@ -623,23 +327,6 @@ public final class BenchCommand implements Callable<Integer> {
               }
               target.stopAndWait();
             });
-  }
-
-  /** Whether {@code HOST:PORT} names this host's loopback (127.0.0.1, [::1], localhost). */
-  private static boolean loopback(String hostPort) {
-    String host = hostPort.substring(0, Math.max(0, hostPort.lastIndexOf(':')));
-    try {
-      return !host.isEmpty()
-          && java.net.InetAddress.getByName(host.replaceAll("^\\[|\\]$", "")).isLoopbackAddress();
-    } catch (java.net.UnknownHostException e) {
-      return false;
-    }
-  }
-
-  private static void positive(String name, long v) {
-    if (v <= 0) {
-      throw new BenchUsageException(name + " must be at least 1: " + v);
-    }
   }
 
   private static int parsePort(String s) {

@@ -67,6 +67,25 @@ record BenchConfig(
         api);
   }
 
+  /** The same run of another cell (a matrix's). */
+  BenchConfig withCell(CellSelection.Cell cell) {
+    return new BenchConfig(
+        cell.family(),
+        cell.op(),
+        cell.datatype(),
+        count,
+        window,
+        iterations,
+        warmup,
+        threads,
+        transport,
+        progress,
+        duration,
+        directPath,
+        threading,
+        api);
+  }
+
   /** The same run over another transport (a serve's, when none was asked for). */
   BenchConfig withTransport(String t) {
     return new BenchConfig(

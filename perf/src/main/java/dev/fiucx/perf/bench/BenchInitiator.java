@@ -30,6 +30,13 @@ import org.HdrHistogram.Histogram;
  */
 final class BenchInitiator implements AutoCloseable {
   private final BenchConfig base;
+
+  /** The target region's bytes every run's elements lie in (a matrix's widest cell's). */
+  private final long regionBytes;
+
+  /** The CPUs each measuring thread pins itself to ({@code -c}), or null. */
+  private CpuSet cpus;
+
   private final List<Domain> domains = new ArrayList<>();
   private final Endpoint[] endpoints;
   private final CompletionQueue[] queues;
@@ -41,10 +48,12 @@ final class BenchInitiator implements AutoCloseable {
   private final AtomicRegion[] typed;
 
   /**
-   * Call buffers live as long as the domains: a progress thread writes fetched values into them,
-   * and a run that stops on an error may leave calls in flight.
+   * Call buffers of runs that may have left calls in flight (one stopped on an error): they live as
+   * long as the domains, since a progress thread may still write fetched values into them. A run
+   * that ended with every call completed frees its own at once, so a matrix of many cells does not
+   * pile them up.
    */
-  private final Arena buffers = Arena.ofShared();
+  private final List<Arena> keptBuffers = new ArrayList<>();
 
   /** Whether runs keep every fetched value ({@code --fetched}). */
   private boolean keepFetched;
@@ -56,9 +65,11 @@ final class BenchInitiator implements AutoCloseable {
    * Opens the domains, endpoints and queues; {@link #connect} then points them at a target.
    *
    * @param maxWindow the largest window any run will use: each completion queue holds that many
+   * @param regionBytes the target region's bytes the runs use
    */
-  BenchInitiator(BenchConfig cfg, int maxWindow) {
+  BenchInitiator(BenchConfig cfg, int maxWindow, long regionBytes) {
     this.base = cfg;
+    this.regionBytes = regionBytes;
     int threads = cfg.threads();
     endpoints = new Endpoint[threads];
     queues = new CompletionQueue[threads];
@@ -100,6 +111,14 @@ final class BenchInitiator implements AutoCloseable {
     for (int t = 0; t < peers.length; t++) {
       peers[t] = byDomain[domainOf[t]];
     }
+  }
+
+  /**
+   * From now on each measuring thread pins itself to {@code set} before it makes its first call,
+   * and reads back what the kernel allows it ({@link BenchResult#cpusAllowed}).
+   */
+  void pinTo(CpuSet set) {
+    this.cpus = set;
   }
 
   /** Runs from now on keep every value their calls fetch (see {@link #fetched}). */
@@ -164,33 +183,51 @@ final class BenchInitiator implements AutoCloseable {
               }
               progress[0] = new ProgressLine(counters, progressOut, "bench");
             });
-    link.zero();
-    link.start();
-    List<Thread> workers = new ArrayList<>();
-    for (int t = 0; t < threads; t++) {
-      runs[t] = new ThreadRun(t, cfg, link.key(), counters[t], measureTogether, samples);
-      workers.add(Thread.ofPlatform().name("fiucx-bench-" + t).start(runs[t]));
-    }
+    Arena buffers = Arena.ofShared();
+    boolean allCompleted = false;
     try {
-      for (Thread w : workers) {
-        w.join();
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IOException("interrupted while the run was on", e);
-    } finally {
-      if (progress[0] != null) {
-        progress[0].close();
-      }
-    }
-    byte[] region = link.stop();
-    if (keepFetched) {
-      lastFetched = new long[threads][];
+      link.zero();
+      link.start();
+      List<Thread> workers = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
-        lastFetched[t] = runs[t].poster.fetched();
+        runs[t] = new ThreadRun(t, cfg, link.key(), counters[t], measureTogether, samples, buffers);
+        workers.add(Thread.ofPlatform().name("fiucx-bench-" + t).start(runs[t]));
+      }
+      try {
+        for (Thread w : workers) {
+          w.join();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IOException("interrupted while the run was on", e);
+      } finally {
+        if (progress[0] != null) {
+          progress[0].close();
+        }
+      }
+      byte[] region = link.stop();
+      for (ThreadRun r : runs) {
+        if (r.pinFailure != null) {
+          throw new IOException("measuring thread " + r.thread + ": " + r.pinFailure);
+        }
+      }
+      if (keepFetched) {
+        lastFetched = new long[threads][];
+        for (int t = 0; t < threads; t++) {
+          lastFetched[t] = runs[t].poster.fetched();
+        }
+      }
+      BenchResult result =
+          collect(cfg, runs, region, keepFetched ? lastFetched : null, link.exclusive());
+      allCompleted = result.error() == 0;
+      return result;
+    } finally {
+      if (allCompleted) {
+        buffers.close();
+      } else {
+        keptBuffers.add(buffers);
       }
     }
-    return collect(cfg, runs, region, keepFetched ? lastFetched : null, link.exclusive());
   }
 
   private static BenchResult collect(
@@ -202,6 +239,7 @@ final class BenchInitiator implements AutoCloseable {
     long start = Long.MAX_VALUE;
     long end = Long.MIN_VALUE;
     int error = 0;
+    List<String> allowed = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
       ThreadRun r = runs[t];
       ops[t] = r.measured;
@@ -211,6 +249,9 @@ final class BenchInitiator implements AutoCloseable {
       end = Math.max(end, r.loop.endNanos());
       if (error == 0) {
         error = r.rc;
+      }
+      if (r.cpusAllowed != null) {
+        allowed.add(r.cpusAllowed);
       }
     }
     TargetCheck check;
@@ -222,7 +263,8 @@ final class BenchInitiator implements AutoCloseable {
         check = check.and(TargetCheck.ofFetched(cfg, fetched, exclusive));
       }
     }
-    return new BenchResult(cfg, ops, calls, (end - start) / 1e9, all, error, check);
+    return new BenchResult(
+        cfg, ops, calls, (end - start) / 1e9, all, error, check, List.copyOf(allowed));
   }
 
   /** One thread of a run: its buffers, its loop, its warm-up and its measurement. */
@@ -233,11 +275,18 @@ final class BenchInitiator implements AutoCloseable {
     final AtomicLong counter;
     final CyclicBarrier measureTogether;
     final boolean samples;
+    final Arena buffers;
     MeasuringLoop loop;
     CallPoster poster;
     long warmedUp;
     long measured;
     int rc;
+
+    /** This thread's Cpus_allowed_list after it pinned itself, or null when not pinned. */
+    String cpusAllowed;
+
+    /** Why this thread could not pin itself, or null. */
+    String pinFailure;
 
     ThreadRun(
         int thread,
@@ -245,8 +294,10 @@ final class BenchInitiator implements AutoCloseable {
         long key,
         AtomicLong counter,
         CyclicBarrier measureTogether,
-        boolean samples) {
+        boolean samples,
+        Arena buffers) {
       this.samples = samples;
+      this.buffers = buffers;
       this.thread = thread;
       this.cfg = cfg;
       this.key = key;
@@ -256,6 +307,31 @@ final class BenchInitiator implements AutoCloseable {
 
     @Override
     public void run() {
+      if (cpus != null) {
+        try {
+          cpusAllowed = Pinning.pinAndCheck(cpus);
+        } catch (RuntimeException e) {
+          pinFailure = e.getMessage();
+        }
+      }
+      if (pinFailure == null) {
+        warmUp();
+      }
+      try {
+        measureTogether.await();
+      } catch (InterruptedException | BrokenBarrierException e) {
+        rc = rc == 0 ? -FiErrno.EINTR : rc;
+        return;
+      }
+      if (pinFailure == null && rc == 0) {
+        long duration = cfg.duration() == null ? 0 : cfg.duration().toNanos();
+        rc = loop.run(cfg.iterations(), duration, samples);
+        measured = loop.completed();
+      }
+    }
+
+    /** Makes this thread's buffers and loop, then runs the warm-up calls. */
+    private void warmUp() {
       poster =
           new CallPoster(
               endpoints[thread],
@@ -274,17 +350,6 @@ final class BenchInitiator implements AutoCloseable {
       loop = new MeasuringLoop(poster, queues[thread], cfg.window(), counter);
       rc = loop.run(cfg.warmup(), 0, false);
       warmedUp = loop.completed();
-      try {
-        measureTogether.await();
-      } catch (InterruptedException | BrokenBarrierException e) {
-        rc = rc == 0 ? -FiErrno.EINTR : rc;
-        return;
-      }
-      if (rc == 0) {
-        long duration = cfg.duration() == null ? 0 : cfg.duration().toNanos();
-        rc = loop.run(cfg.iterations(), duration, samples);
-        measured = loop.completed();
-      }
     }
   }
 
@@ -298,7 +363,7 @@ final class BenchInitiator implements AutoCloseable {
       r =
           AtomicRegion.over(
               new ConnectedEndpoint(endpoints[thread], queues[thread], peers[thread]),
-              new PeerRegion("bench", 0, key, base.regionBytes(), RW));
+              new PeerRegion("bench", 0, key, regionBytes, RW));
       typed[thread] = r;
     }
     return r;
@@ -321,6 +386,6 @@ final class BenchInitiator implements AutoCloseable {
     for (Domain d : domains) {
       d.close();
     }
-    buffers.close();
+    keptBuffers.forEach(Arena::close);
   }
 }

@@ -13,6 +13,9 @@ import java.nio.file.Path;
  * @param vsPerftest the ucx_perftest test to alternate rounds with ({@code --vs-ucx-perftest}), or
  *     null
  * @param rounds rounds of each when comparing
+ * @param html the page's file ({@code --html}), or null
+ * @param percentiles the ranks asked ({@code -R}), or null for the defaults (p50, p90, p99, p99.9
+ *     for one cell; p50 in a matrix's table)
  */
 record BenchOutputs(
     boolean csv,
@@ -21,7 +24,19 @@ record BenchOutputs(
     Path plot,
     boolean sweepWindow,
     PerftestMatch vsPerftest,
-    int rounds) {
+    int rounds,
+    Path html,
+    Percentiles percentiles) {
+
+  /** The ranks of a run's table, JSON and CSV: those asked, else p50, p90, p99 and p99.9. */
+  Percentiles ranks() {
+    return percentiles != null ? percentiles : Percentiles.DEFAULT;
+  }
+
+  /** The ranks of a matrix's table and page: those asked, else p50. */
+  Percentiles matrixRanks() {
+    return percentiles != null ? percentiles : Percentiles.MEDIAN;
+  }
 
   /** Whether ucx_perftest runs beside fiucx ({@code --vs-ucx-perftest}). */
   boolean comparesWithPerftest() {

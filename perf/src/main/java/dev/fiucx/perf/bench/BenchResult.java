@@ -1,6 +1,7 @@
 package dev.fiucx.perf.bench;
 
 import java.util.Arrays;
+import java.util.List;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -12,6 +13,8 @@ import org.HdrHistogram.Histogram;
  * @param histogram every sample of every thread
  * @param error 0, or the negative fi_errno that stopped a thread
  * @param check what the target's region held afterwards
+ * @param cpusAllowed each measuring thread's {@code Cpus_allowed_list}, read by the thread itself
+ *     after it was pinned ({@code -c}); empty when nothing was pinned
  */
 record BenchResult(
     BenchConfig config,
@@ -20,7 +23,8 @@ record BenchResult(
     double seconds,
     Histogram histogram,
     int error,
-    TargetCheck check) {
+    TargetCheck check,
+    List<String> cpusAllowed) {
 
   /** Calls completed while measuring, all threads. */
   long ops() {
@@ -48,7 +52,12 @@ record BenchResult(
     return ops > 0 ? seconds * 1e9 * config.threads() / ops : 0;
   }
 
+  /** The latency figures at the default ranks (p50, p90, p99, p99.9). */
   LatencySummary latency() {
-    return LatencySummary.of(histogram, config.window() == 1);
+    return latency(Percentiles.DEFAULT);
+  }
+
+  LatencySummary latency(Percentiles percentiles) {
+    return LatencySummary.of(histogram, config.window() == 1, percentiles);
   }
 }

@@ -9,13 +9,17 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 
 /**
- * One invocation of bench on the initiator side: opens the initiator, checks the cell, reaches the
- * target (started here or given), runs what was asked (one run, a window sweep, or rounds against
- * ucx_perftest), prints the table and writes the files. Returns the exit status: 0, or 1 when a
- * call failed or the target held a wrong value; bad requests throw {@link BenchUsageException}.
+ * One invocation of bench on the initiator side: opens the initiator, checks the cell (or every
+ * cell of a matrix), reaches the target (started here or given), runs what was asked (one run, a
+ * window sweep, rounds against ucx_perftest, or each cell of a matrix), prints the table and writes
+ * the files. Returns the exit status: 0, or 1 when a call failed or the target held a wrong value;
+ * bad requests throw {@link BenchUsageException}.
  */
 final class BenchSession {
   private BenchConfig cfg;
@@ -35,6 +39,21 @@ final class BenchSession {
   }
 
   private String serveRegion;
+  private CellSelection matrix;
+  private CpuSet cpus;
+
+  /** Runs every cell of {@code selection} (more than one), each as a cell of its own. */
+  BenchSession matrix(CellSelection selection) {
+    this.matrix = selection;
+    return this;
+  }
+
+  /** Each measuring thread pins itself to {@code set} ({@code -c}); null: none is pinned. */
+  BenchSession pinTo(CpuSet set) {
+    this.cpus = set;
+    return this;
+  }
+
   private boolean targetSpins = true;
   private boolean transportGiven = true;
   private Path fetchedFile;
@@ -127,7 +146,7 @@ final class BenchSession {
   int run(String host, int port, PrintStream stdout) throws IOException {
     ServeLink serve = null;
     if (serveRegion != null) {
-      serve = new ServeLink(host, port, serveRegion, cfg.regionBytes(), targetSecurity);
+      serve = new ServeLink(host, port, serveRegion, regionBytes(), targetSecurity);
       if (!transportGiven && serve.transport() != null) {
         cfg = cfg.withTransport(serve.transport());
       }
@@ -137,10 +156,16 @@ final class BenchSession {
     }
   }
 
+  /** The target region's bytes: the cell's, or a matrix's widest cell's. */
+  private long regionBytes() {
+    return matrix == null ? cfg.regionBytes() : MatrixRun.regionBytes(cfg, matrix.cells());
+  }
+
   private int run(String host, int port, ServeLink serve, PrintStream stdout) throws IOException {
     List<Integer> windows = windows();
     try (BenchInitiator initiator =
-            new BenchInitiator(cfg, windows.stream().max(Integer::compare).orElseThrow());
+            new BenchInitiator(
+                cfg, windows.stream().max(Integer::compare).orElseThrow(), regionBytes());
         MetricsEndpoint metrics =
             metricsPort == null
                 ? null
@@ -149,10 +174,21 @@ final class BenchSession {
       if (fetchedFile != null) {
         initiator.keepFetched();
       }
-      AtomicAttr attr = checkedCell(initiator);
+      if (cpus != null) {
+        initiator.pinTo(cpus);
+      }
+      List<MatrixCell> plan =
+          matrix == null ? null : MatrixRun.plan(cfg, matrix.cells(), initiator.domain());
+      AtomicAttr attr = matrix == null ? checkedCell(initiator) : null;
       if (metrics != null) {
         // a scrape before the run sees its series at 0, so rate() counts the run from its start
-        metrics.show(cfg.family(), cfg.op(), cfg.datatype());
+        if (plan == null) {
+          metrics.show(cfg.family(), cfg.op(), cfg.datatype());
+        } else {
+          plan.stream()
+              .filter(MatrixCell::valid)
+              .forEach(c -> metrics.show(c.cfg().family(), c.cfg().op(), c.cfg().datatype()));
+        }
       }
       // the target started here takes a fresh secret, so no other process of this host runs in it
       ServerProcess started =
@@ -167,7 +203,7 @@ final class BenchSession {
                   : new TargetLink(
                       started != null ? started.host() : host,
                       started != null ? started.port() : port,
-                      cfg.regionBytes(),
+                      regionBytes(),
                       started != null ? started.secret() : targetSecurity.secret())) {
         initiator.connect(link.address());
         String target =
@@ -188,9 +224,16 @@ final class BenchSession {
                 path,
                 initiator.domain().describe(),
                 MachineFacts.collect());
-        BenchHeader.print(human, cfg, facts);
+        if (plan != null) {
+          BenchHeader.printMatrix(human, cfg, facts, matrix, plan, cpus);
+        } else {
+          BenchHeader.print(human, cfg, facts, cpus);
+        }
         linger(metrics, "before the run");
-        int rc = measure(initiator, link, facts, windows, stdout);
+        int rc =
+            plan != null
+                ? measureMatrix(initiator, link, facts, plan, stdout)
+                : measure(initiator, link, facts, windows, stdout);
         linger(metrics, "after the run");
         return rc;
       }
@@ -219,36 +262,119 @@ final class BenchSession {
       }
     }
     // the facts again: lanes a peer chose on first use show up now
-    facts =
-        new RunFacts(
-            facts.target(),
-            facts.targetStarted(),
-            facts.servedRegion(),
-            facts.targetProgress(),
-            facts.attr(),
-            facts.path(),
-            initiator.domain().describe(),
-            facts.machine());
+    facts = facts.withDomain(initiator.domain().describe());
     BenchResult main = results.getLast();
     printTable(results);
     if (vs != null) {
       vs.print(human);
     }
     if (outputs.csv()) {
-      CsvLine.header(stdout);
-      CsvLine.row(stdout, facts, main);
+      // one row per run: the one run, or each window of a sweep
+      CsvLine.header(stdout, outputs.ranks());
+      for (BenchResult r : outputs.sweepWindow() ? results : List.of(main)) {
+        CsvLine.row(stdout, outputs.ranks(), facts.attr().mechanism().name(), facts.path(), r);
+      }
     }
     writeFiles(facts, main, outputs.sweepWindow() ? results : null, vs);
     if (fetchedFile != null && initiator.fetched() != null) {
       writeFetched(initiator.fetched());
     }
-    return verdict(main);
+    return verdict(main, "");
+  }
+
+  /**
+   * Every cell of a matrix in turn, then its table, CSV rows, JSON and page; 1 when any cell's call
+   * failed or its target held a wrong value.
+   */
+  private int measureMatrix(
+      BenchInitiator initiator,
+      BenchTarget link,
+      RunFacts facts,
+      List<MatrixCell> plan,
+      PrintStream stdout)
+      throws IOException {
+    List<MatrixCell> cells = MatrixRun.run(plan, initiator, link, err);
+    facts = facts.withDomain(initiator.domain().describe());
+    Percentiles p = outputs.matrixRanks();
+    new MatrixTable(p).print(human, cells);
+    Percentiles files = outputs.ranks();
+    if (outputs.csv()) {
+      CsvLine.header(stdout, files);
+      for (MatrixCell c : cells) {
+        if (c.result() != null) {
+          CsvLine.row(stdout, files, c.mechanismName(), facts.path(), c.result());
+        } else {
+          CsvLine.untimed(stdout, files, c.cfg(), c.mechanismName(), c.status().word());
+        }
+      }
+    }
+    if (outputs.json() != null) {
+      JsonReport.writeMatrix(
+          outputs.json(), cfg, facts, new JsonReport.Run(files, cpus), matrix, cells);
+    }
+    if (outputs.html() != null) {
+      MatrixPage.write(outputs.html(), pageFacts(facts), cells, p);
+    }
+    int rc = 0;
+    for (MatrixCell c : cells) {
+      if (c.status() == MatrixCell.Status.WRONG || c.status() == MatrixCell.Status.FAILED) {
+        rc = Math.max(rc, verdict(c.result(), c.cfg().cellLabel() + ": "));
+      }
+    }
+    return rc;
+  }
+
+  /** The facts at the top of the page: what ran, against what, on what. */
+  private Map<String, String> pageFacts(RunFacts facts) {
+    Map<String, String> m = new LinkedHashMap<>();
+    m.put("fiucx", facts.machine().get("fiucx"));
+    m.put(
+        "machine",
+        String.join(
+            ", ",
+            facts.machine().get("host"),
+            facts.machine().get("cores") + " cores",
+            facts.machine().get("os"),
+            facts.machine().get("jdk")));
+    m.put("cells", matrix != null ? matrix.describe() : cfg.cellLabel());
+    m.put(
+        "calls",
+        String.format(
+            Locale.ROOT,
+            "%d element%s per call, window %d, %d thread%s, %s after %d to warm up",
+            cfg.count(),
+            cfg.count() == 1 ? "" : "s",
+            cfg.window(),
+            cfg.threads(),
+            cfg.threads() == 1 ? "" : "s",
+            cfg.duration() == null
+                ? cfg.iterations() + " calls per thread"
+                : cfg.duration().toMillis() / 1e3 + " s",
+            cfg.warmup()));
+    m.put(
+        "target",
+        facts.target()
+            + (facts.servedRegion() != null
+                ? " (a fiucx serve: region " + facts.servedRegion() + ")"
+                : facts.targetStarted() ? " (a process bench started)" : ""));
+    m.put(
+        "ucx",
+        String.join(
+            ", ",
+            facts.ucxVersion(),
+            "UCX_TLS " + facts.ucxTls(),
+            "progress " + cfg.progress().name().toLowerCase(Locale.ROOT),
+            "threading " + cfg.domainAttr().threading().name().toLowerCase(Locale.ROOT)));
+    m.put("path", facts.path());
+    m.put("pinning", cpus == null ? "none" : "each measuring thread on CPUs " + cpus);
+    return m;
   }
 
   private void printTable(List<BenchResult> results) {
     human.println();
     boolean mixed = results.stream().map(r -> r.config().window() == 1).distinct().count() > 1;
-    ResultTable.header(
+    ResultTable table = new ResultTable(outputs.ranks());
+    table.header(
         human,
         mixed ? "round trip at window 1, per op above" : results.getFirst().latency().kind());
     for (int i = 0; i < results.size(); i++) {
@@ -256,17 +382,22 @@ final class BenchSession {
           outputs.comparesWithPerftest()
               ? "round " + (i + 1)
               : i == results.size() - 1 ? "Final:" : "";
-      ResultTable.row(human, stage, results.get(i));
+      table.row(human, stage, results.get(i));
     }
-    ResultTable.footer(human);
+    table.footer(human);
     BenchResult last = results.getLast();
     human.println("target check: " + last.check().detail());
   }
 
-  private int verdict(BenchResult main) {
+  /**
+   * @param what the cell's label and a colon in a matrix, else empty
+   */
+  private int verdict(BenchResult main, String what) {
     if (main.error() != 0) {
       err.println(
-          "fiucx bench: a call failed with -"
+          "fiucx bench: "
+              + what
+              + "a call failed with -"
               + FiErrno.errorString(-main.error())
               + " ("
               + main.error()
@@ -274,7 +405,8 @@ final class BenchSession {
       return 1;
     }
     if (!main.check().ok()) {
-      err.println("fiucx bench: the target holds a wrong value: " + main.check().detail());
+      err.println(
+          "fiucx bench: " + what + "the target holds a wrong value: " + main.check().detail());
       return 1;
     }
     return 0;
@@ -307,7 +439,8 @@ final class BenchSession {
       throws IOException {
     PerftestMatch match = outputs.vsPerftest();
     PerftestRunner perftest =
-        new PerftestRunner(PerftestRunner.find(), facts.ucxTls(), facts.ucxEnvironment(), err);
+        new PerftestRunner(PerftestRunner.find(), facts.ucxTls(), facts.ucxEnvironment(), err)
+            .pinClientTo(cpus);
     List<PerftestComparison.Round> rounds = new ArrayList<>();
     long iterations = cfg.iterations();
     for (int i = 1; i <= outputs.rounds(); i++) {
@@ -335,7 +468,15 @@ final class BenchSession {
       RunFacts facts, BenchResult main, List<BenchResult> sweep, PerftestComparison vs)
       throws IOException {
     if (outputs.json() != null) {
-      JsonReport.write(outputs.json(), cfg, facts, main, sweep, vs);
+      JsonReport.write(
+          outputs.json(), cfg, facts, new JsonReport.Run(outputs.ranks(), cpus), main, sweep, vs);
+    }
+    if (outputs.html() != null) {
+      MatrixPage.write(
+          outputs.html(),
+          pageFacts(facts),
+          List.of(MatrixCell.timed(cfg, facts.attr(), main)),
+          outputs.matrixRanks());
     }
     if (outputs.hgrm() != null) {
       try (PrintStream out =

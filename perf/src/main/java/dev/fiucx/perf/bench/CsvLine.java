@@ -1,75 +1,110 @@
 package dev.fiucx.perf.bench;
 
 import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 
-/** {@code --csv}: one header line and one row per run, latencies in nanoseconds. */
+/**
+ * {@code --csv}: one header line, then one row per run: the run of one cell, each window of a
+ * sweep, or each cell of a matrix (a cell that was not timed has its figures empty and says why in
+ * {@code target_check}). Latencies in nanoseconds, durations in seconds, rates per second; the
+ * percentile columns are those asked ({@code -R}), {@code p50_ns} .. {@code p99_9_ns} unless told
+ * otherwise. docs/bench.md lists the columns.
+ */
 final class CsvLine {
-  static final List<String> COLUMNS =
-      List.of(
-          "family",
-          "op",
-          "datatype",
-          "count",
-          "window",
-          "threads",
-          "transport",
-          "progress",
-          "mechanism",
-          "path",
-          "ops",
-          "elements",
-          "seconds",
-          "ops_per_s",
-          "elements_per_s",
-          "latency_kind",
-          "p50_ns",
-          "p90_ns",
-          "p99_ns",
-          "p99_9_ns",
-          "max_ns",
-          "mean_ns",
-          "overall_ns_per_op",
-          "target_check");
+  /** The columns with the default percentiles. */
+  static final List<String> COLUMNS = columns(Percentiles.DEFAULT);
 
   private CsvLine() {}
 
-  static void header(PrintStream out) {
-    out.println(String.join(",", COLUMNS));
+  static List<String> columns(Percentiles percentiles) {
+    List<String> c =
+        new ArrayList<>(
+            List.of(
+                "family",
+                "op",
+                "datatype",
+                "count",
+                "window",
+                "threads",
+                "transport",
+                "progress",
+                "mechanism",
+                "path",
+                "ops",
+                "elements",
+                "seconds",
+                "ops_per_s",
+                "elements_per_s",
+                "latency_kind"));
+    for (int i = 0; i < percentiles.size(); i++) {
+      c.add(percentiles.key(i) + "_ns");
+    }
+    c.addAll(List.of("max_ns", "mean_ns", "overall_ns_per_op", "target_check"));
+    return List.copyOf(c);
   }
 
-  static void row(PrintStream out, RunFacts facts, BenchResult r) {
+  static void header(PrintStream out, Percentiles percentiles) {
+    out.println(String.join(",", columns(percentiles)));
+  }
+
+  /**
+   * One timed run.
+   *
+   * @param mechanism how the cell is carried out ({@code NATIVE}, {@code CAS_LOOP}, {@code
+   *     REMOTE_LOCK})
+   * @param path the path its calls take ({@code mapped}, {@code ucp})
+   */
+  static void row(
+      PrintStream out, Percentiles percentiles, String mechanism, String path, BenchResult r) {
     BenchConfig c = r.config();
-    LatencySummary l = r.latency();
+    LatencySummary l = r.latency(percentiles);
     String check = !r.check().checked() ? "unchecked" : r.check().ok() ? "ok" : "wrong";
-    out.println(
-        String.join(
-            ",",
-            c.family().label(),
-            c.op().fiName(),
-            c.datatype().fiName(),
-            Integer.toString(c.count()),
-            Integer.toString(c.window()),
-            Integer.toString(c.threads()),
-            quoted(c.transport()),
-            c.progress().name().toLowerCase(Locale.ROOT),
-            facts.attr().mechanism().name(),
-            quoted(facts.path()),
+    if (r.error() != 0) {
+      check = "failed";
+    }
+    List<String> cells = new ArrayList<>(leading(c, mechanism, path));
+    cells.addAll(
+        List.of(
             Long.toString(r.ops()),
             Long.toString(r.elements()),
             num(r.seconds()),
             num(r.opsPerSecond()),
             num(r.elementsPerSecond()),
-            l.kindKey(),
-            num(l.p50()),
-            num(l.p90()),
-            num(l.p99()),
-            num(l.p999()),
-            num(l.max()),
-            num(l.mean()),
-            num(r.overallNanosPerOp()),
-            check));
+            l.kindKey()));
+    for (double v : l.values()) {
+      cells.add(num(v));
+    }
+    cells.addAll(List.of(num(l.max()), num(l.mean()), num(r.overallNanosPerOp()), check));
+    out.println(String.join(",", cells));
+  }
+
+  /**
+   * A matrix cell that was not timed: its coordinates, its mechanism when it has one, empty
+   * figures, and {@code status} ({@code invalid}, {@code skipped}, {@code not run}) as its check.
+   */
+  static void untimed(
+      PrintStream out, Percentiles percentiles, BenchConfig c, String mechanism, String status) {
+    List<String> cells = new ArrayList<>(leading(c, mechanism, ""));
+    cells.addAll(Collections.nCopies(6 + percentiles.size() + 3, ""));
+    cells.add(status);
+    out.println(String.join(",", cells));
+  }
+
+  private static List<String> leading(BenchConfig c, String mechanism, String path) {
+    return List.of(
+        c.family().label(),
+        c.op().fiName(),
+        c.datatype().fiName(),
+        Integer.toString(c.count()),
+        Integer.toString(c.window()),
+        Integer.toString(c.threads()),
+        quoted(c.transport()),
+        c.progress().name().toLowerCase(Locale.ROOT),
+        mechanism,
+        quoted(path));
   }
 
   private static String num(double v) {

@@ -11,9 +11,11 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * bench's JSON: every input, the machine, UCX (version, transports, lanes), the cell and path,
- * every figure of the run (latencies in nanoseconds), the target check, and when asked the window
- * sweep and the comparison with ucx_perftest (at top level, {@code vs_ucx_perftest}).
+ * bench's JSON: every input, the machine, UCX (version, transports, lanes), the pinning, the cell
+ * and path, every figure of the run (latencies in nanoseconds), the target check, and when asked
+ * the window sweep and the comparison with ucx_perftest (at top level, {@code vs_ucx_perftest}). A
+ * matrix is one document too: the run's facts once, then a {@code cells} array, each cell with its
+ * mechanism, figures and target check, or why it was not timed.
  */
 final class JsonReport {
   private static final ObjectMapper JSON =
@@ -21,19 +23,114 @@ final class JsonReport {
 
   private JsonReport() {}
 
+  /** What every report says of its run, besides the cells: how figures are reported, pinning. */
+  record Run(Percentiles percentiles, CpuSet cpus) {}
+
   static void write(
       Path file,
       BenchConfig cfg,
       RunFacts facts,
+      Run run,
       BenchResult result,
       List<BenchResult> sweep,
       PerftestComparison vs)
       throws IOException {
+    ObjectNode root = facts(cfg, facts, run);
+    ObjectNode cell = root.putObject("cell");
+    cell.put("family", cfg.family().label());
+    cell.put("op", cfg.op().fiName());
+    cell.put("datatype", cfg.datatype().fiName());
+    cell.put("mechanism", facts.attr().mechanism().name());
+    cell.put("count_limit", facts.attr().count());
+    cell.put("size", facts.attr().size());
+    cell.put("reason", facts.attr().reason());
+    cell.put("path", facts.path());
+    root.set("results", figures(result, run.percentiles()));
+    root.set("target_check", check(result.check()));
+    if (sweep != null) {
+      ArrayNode s = root.putArray("sweep");
+      sweep.forEach(r -> s.add(figures(r, run.percentiles())));
+    }
+    if (vs != null) {
+      root.set("vs_ucx_perftest", comparison(vs));
+    }
+    JSON.writeValue(file.toFile(), root);
+  }
+
+  /**
+   * A matrix: the facts once, {@code selection}, {@code summary} (cells per outcome), then {@code
+   * cells} in the table's order.
+   */
+  static void writeMatrix(
+      Path file,
+      BenchConfig cfg,
+      RunFacts facts,
+      Run run,
+      CellSelection selection,
+      List<MatrixCell> cells)
+      throws IOException {
+    ObjectNode root = facts(cfg, facts, run);
+    // the cells are the selection's, each named in its entry
+    ((ObjectNode) root.get("inputs")).remove(List.of("family", "op", "datatype"));
+    ObjectNode sel = root.putObject("selection");
+    ArrayNode fam = sel.putArray("families");
+    if (selection.familyNamed()) {
+      selection.families().forEach(f -> fam.add(f.label()));
+    }
+    sel.put("family_of_each_op", !selection.familyNamed());
+    ArrayNode ops = sel.putArray("ops");
+    selection.ops().forEach(o -> ops.add(o.fiName()));
+    ArrayNode types = sel.putArray("datatypes");
+    selection.datatypes().forEach(d -> types.add(d.fiName()));
+    root.put("path", facts.path());
+    ObjectNode summary = root.putObject("summary");
+    summary.put("cells", cells.size());
+    summary.put("valid", cells.stream().filter(MatrixCell::valid).count());
+    summary.put("timed", cells.stream().filter(c -> c.status().timed()).count());
+    for (MatrixCell.Status st : MatrixCell.Status.values()) {
+      summary.put(
+          st.word().replace(' ', '_'), cells.stream().filter(c -> c.status() == st).count());
+    }
+    ArrayNode array = root.putArray("cells");
+    for (MatrixCell c : cells) {
+      ObjectNode o = array.addObject();
+      o.put("family", c.cfg().family().label());
+      o.put("op", c.cfg().op().fiName());
+      o.put("datatype", c.cfg().datatype().fiName());
+      o.put("valid", c.valid());
+      o.put("status", c.status().word());
+      if (c.valid()) {
+        o.put("mechanism", c.mechanismName());
+        o.put("count_limit", c.attr().count());
+        o.put("size", c.attr().size());
+        o.put("mechanism_reason", c.attr().reason());
+      } else {
+        o.putNull("mechanism");
+      }
+      o.put("reason", c.reason());
+      if (c.result() != null) {
+        o.set("results", figures(c.result(), run.percentiles()));
+        o.set("target_check", check(c.result().check()));
+      }
+    }
+    JSON.writeValue(file.toFile(), root);
+  }
+
+  private static ObjectNode check(TargetCheck c) {
+    ObjectNode check = JSON.createObjectNode();
+    check.put("checked", c.checked());
+    check.put("ok", c.ok());
+    check.put("detail", c.detail());
+    return check;
+  }
+
+  /** The document's head: tool, inputs, machine, UCX, domain and pinning. */
+  private static ObjectNode facts(BenchConfig cfg, RunFacts facts, Run run) {
     ObjectNode root = JSON.createObjectNode();
     root.put("tool", "fiucx bench");
     root.put("fiucx_version", facts.machine().get("fiucx"));
     root.put("finished", Instant.now().toString());
-    root.set("inputs", inputs(cfg, facts));
+    root.set("inputs", inputs(cfg, facts, run));
     ObjectNode machine = root.putObject("machine");
     facts.machine().forEach(machine::put);
     machine.put("cores", Integer.parseInt(facts.machine().get("cores")));
@@ -45,31 +142,22 @@ final class JsonReport {
     facts.lanes().forEach(lanes::put);
     ObjectNode domain = root.putObject("domain");
     facts.domain().forEach(domain::put);
-    ObjectNode cell = root.putObject("cell");
-    cell.put("family", cfg.family().label());
-    cell.put("op", cfg.op().fiName());
-    cell.put("datatype", cfg.datatype().fiName());
-    cell.put("mechanism", facts.attr().mechanism().name());
-    cell.put("count_limit", facts.attr().count());
-    cell.put("size", facts.attr().size());
-    cell.put("reason", facts.attr().reason());
-    cell.put("path", facts.path());
-    root.set("results", figures(result));
-    ObjectNode check = root.putObject("target_check");
-    check.put("checked", result.check().checked());
-    check.put("ok", result.check().ok());
-    check.put("detail", result.check().detail());
-    if (sweep != null) {
-      ArrayNode s = root.putArray("sweep");
-      sweep.forEach(r -> s.add(figures(r)));
+    if (run.cpus() == null) {
+      root.putNull("pinning");
+    } else {
+      ObjectNode pin = root.putObject("pinning");
+      pin.put("cpu_list", run.cpus().toString());
+      ArrayNode cpus = pin.putArray("cpus");
+      run.cpus().cpus().forEach(cpus::add);
+      pin.put(
+          "how",
+          "sched_setaffinity(2) by each measuring thread on itself, before its first call; the"
+              + " target, the provider's progress thread and the JVM's own threads are not pinned");
     }
-    if (vs != null) {
-      root.set("vs_ucx_perftest", comparison(vs));
-    }
-    JSON.writeValue(file.toFile(), root);
+    return root;
   }
 
-  private static ObjectNode inputs(BenchConfig cfg, RunFacts facts) {
+  private static ObjectNode inputs(BenchConfig cfg, RunFacts facts, Run run) {
     ObjectNode in = JSON.createObjectNode();
     in.put("family", cfg.family().label());
     in.put("op", cfg.op().fiName());
@@ -93,11 +181,17 @@ final class JsonReport {
     in.put("target_started_by_bench", facts.targetStarted());
     in.put("target_serve_region", facts.servedRegion());
     in.put("target_progress", facts.targetProgress());
+    ArrayNode ranks = in.putArray("percentiles");
+    run.percentiles().ranks().forEach(ranks::add);
+    in.put("cpus", run.cpus() == null ? null : run.cpus().toString());
     return in;
   }
 
-  /** One run's figures; latencies in nanoseconds. */
-  static ObjectNode figures(BenchResult r) {
+  /**
+   * One run's figures; latencies in nanoseconds, at {@code percentiles}' ranks; each measuring
+   * thread's {@code Cpus_allowed_list} when they were pinned.
+   */
+  static ObjectNode figures(BenchResult r, Percentiles percentiles) {
     ObjectNode o = JSON.createObjectNode();
     o.put("window", r.config().window());
     o.put("threads", r.config().threads());
@@ -116,14 +210,17 @@ final class JsonReport {
     o.put("elements_per_s", r.elementsPerSecond());
     o.put("overall_ns_per_op", r.overallNanosPerOp());
     o.put("error", r.error());
-    LatencySummary l = r.latency();
+    if (!r.cpusAllowed().isEmpty()) {
+      ArrayNode allowed = o.putArray("cpus_allowed_per_thread");
+      r.cpusAllowed().forEach(allowed::add);
+    }
+    LatencySummary l = r.latency(percentiles);
     ObjectNode lat = o.putObject("latency_ns");
     lat.put("kind", l.kindKey());
     lat.put("samples", l.samples());
-    lat.put("p50", l.p50());
-    lat.put("p90", l.p90());
-    lat.put("p99", l.p99());
-    lat.put("p99_9", l.p999());
+    for (int i = 0; i < percentiles.size(); i++) {
+      lat.put(percentiles.key(i), l.values()[i]);
+    }
     lat.put("max", l.max());
     lat.put("mean", l.mean());
     return o;

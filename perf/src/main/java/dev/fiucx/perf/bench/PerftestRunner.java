@@ -18,9 +18,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Runs one ucx_perftest test as its two processes on this host: the server {@code ucx_perftest -p
- * PORT}, then the client {@code ucx_perftest localhost -p PORT -t TEST -s SIZE -n N -w W -O
- * WINDOW}, both with the same UCX_TLS (and UCX_LOG_FILE=stderr, so stdout holds only its table),
- * and reads the client's final line.
+ * PORT}, then the client {@code ucx_perftest localhost -p PORT -t TEST -s SIZE -n N -w W -O WINDOW}
+ * (and {@code -c CPUS} when bench's threads are pinned), both with the same UCX_TLS (and
+ * UCX_LOG_FILE=stderr, so stdout holds only its table), and reads the client's final line.
  */
 public final class PerftestRunner {
   public static final String EXECUTABLE = "ucx_perftest";
@@ -31,6 +31,9 @@ public final class PerftestRunner {
   private final String ucxTls;
   private final Map<String, String> ucxSettings;
   private final PrintStream log;
+
+  /** The CPUs the client runs on ({@code -c}, as bench's measuring threads), or null. */
+  private CpuSet clientCpus;
 
   /** Whether this ucx_perftest has an MPI mode to turn off ({@code -P}); null until asked. */
   private Boolean mpiMode;
@@ -71,23 +74,40 @@ public final class PerftestRunner {
     return ucxTls;
   }
 
+  /**
+   * The client runs pinned to {@code cpus} (its own {@code -c}, which sets the affinity of its
+   * process), as bench's measuring threads are; the server, as bench's target, is not.
+   */
+  PerftestRunner pinClientTo(CpuSet cpus) {
+    this.clientCpus = cpus;
+    return this;
+  }
+
   /** The client's command line for {@code match} (for the report). */
   List<String> clientCommand(PerftestMatch match, int port, long iterations, long warmup, int w) {
-    return List.of(
-        executable.toString(),
-        "127.0.0.1", // not "localhost": a fresh root file system may have no /etc/hosts
-        "-p",
-        Integer.toString(port),
-        "-t",
-        match.test(),
-        "-s",
-        Integer.toString(match.size()),
-        "-n",
-        Long.toString(iterations),
-        "-w",
-        Long.toString(warmup),
-        "-O",
-        Integer.toString(w));
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                executable.toString(),
+                "127.0.0.1", // not "localhost": a fresh root file system may have no /etc/hosts
+                "-p",
+                Integer.toString(port),
+                "-t",
+                match.test(),
+                "-s",
+                Integer.toString(match.size()),
+                "-n",
+                Long.toString(iterations),
+                "-w",
+                Long.toString(warmup),
+                "-O",
+                Integer.toString(w)));
+    if (clientCpus != null) {
+      // every CPU spelled out: ucx_perftest's help asks for CPUs separated by commas, no ranges
+      cmd.add("-c");
+      cmd.add(String.join(",", clientCpus.cpus().stream().map(String::valueOf).toList()));
+    }
+    return cmd;
   }
 
   public PerftestResult run(PerftestMatch match, long iterations, long warmup, int window)

@@ -14,7 +14,7 @@ import java.util.Map;
  * @param servedRegion the region's name when the target is a {@code fiucx serve}, else null
  * @param targetProgress how a target bench started progresses ({@code spin} or {@code auto}), else
  *     null (a target started apart progresses as it was told there)
- * @param attr the cell as {@code queryAtomic} answers it
+ * @param attr the cell as {@code queryAtomic} answers it (null for a matrix: each cell has its own)
  * @param path the path the calls take ({@code Endpoint.atomicPath}: {@code mapped} or {@code ucp})
  * @param domain {@code Domain.describe()} of the (first) initiator domain, after connecting
  */
@@ -27,6 +27,12 @@ record RunFacts(
     String path,
     Map<String, String> domain,
     Map<String, String> machine) {
+
+  /** The same facts with the domain described again (lanes a peer chose on first use). */
+  RunFacts withDomain(Map<String, String> described) {
+    return new RunFacts(
+        target, targetStarted, servedRegion, targetProgress, attr, path, described, machine);
+  }
 
   /** The mechanism as {@code info} prints it: native, cas_loop, remote_lock. */
   String mechanismWord() {

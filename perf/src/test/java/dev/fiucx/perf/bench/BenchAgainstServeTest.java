@@ -108,7 +108,7 @@ class BenchAgainstServeTest {
       assertTrue(
           r.err().contains(target + " serves no region 'nope'; it serves: counter, small"),
           r.err());
-      r = BenchCli.run("bench", "--connect", target, "--region", "small", "-t", "2", "-n", "10");
+      r = BenchCli.run("bench", "--connect", target, "--region", "small", "-T", "2", "-n", "10");
       assertEquals(2, r.exit());
       assertTrue(
           r.err().contains("region 'small' has 8 bytes; this run needs 128 (64 per thread)"),
@@ -140,6 +140,50 @@ class BenchAgainstServeTest {
                   "this is a bench --server, not a fiucx serve (run bench --connect without"
                       + " --region)"),
           r.err());
+    }
+  }
+
+  /**
+   * A matrix against a serve's region: one connection, its cells one after the other in the table's
+   * order on the same elements (a serve's region is neither zeroed nor handed back, so the cells
+   * are unchecked, and the region ends as the order leaves it).
+   */
+  @Test
+  void aMatrixRunsItsCellsInOrderOnAServesRegion() throws Exception {
+    try (Server server = serve()) {
+      String target = "127.0.0.1:" + server.port();
+      Path json = dir.resolve("matrix.json");
+      BenchCli.Run r =
+          BenchCli.run(
+              "bench",
+              "--connect",
+              target,
+              "--region",
+              "counter",
+              "-o",
+              "sum,min",
+              "-z",
+              "uint64,int8",
+              "-n",
+              "100",
+              "-w",
+              "0",
+              "--json",
+              json.toString());
+      assertEquals(0, r.exit(), r.err());
+      var cells = new ObjectMapper().readTree(json.toFile()).get("cells");
+      List<String> order = new java.util.ArrayList<>();
+      for (var c : cells) {
+        order.add(c.get("op").asText() + " " + c.get("datatype").asText());
+        assertEquals("unchecked", c.get("status").asText(), c.toString());
+        assertEquals(100, c.get("results").get("ops").asLong(), c.toString());
+      }
+      assertEquals(
+          List.of("FI_MIN FI_INT8", "FI_MIN FI_UINT64", "FI_SUM FI_INT8", "FI_SUM FI_UINT64"),
+          order);
+      // MIN of 1 leaves 0 twice, 100 int8 sums make byte 0 100, 100 uint64 sums make it 200
+      assertEquals(200, server.memory("counter").get(JAVA_LONG, 0));
+      assertTrue(r.out().contains("  target     " + target + " (a fiucx serve: region counter,"));
     }
   }
 

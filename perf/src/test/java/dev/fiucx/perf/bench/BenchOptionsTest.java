@@ -35,8 +35,8 @@ class BenchOptionsTest {
     "mswap, MSWAP"
   })
   void opsTakeFabtestsAndLibfabricSpellings(String spelled, FiOp op) {
-    assertEquals(op, parsed("-o", spelled).op);
-    assertEquals(op, parsed("--op", spelled).op);
+    assertEquals(op, parsed("-o", spelled).config().op());
+    assertEquals(op, parsed("--op", spelled).config().op());
   }
 
   @ParameterizedTest
@@ -49,8 +49,8 @@ class BenchOptionsTest {
     "float, FLOAT"
   })
   void datatypesTakeFabtestsAndLibfabricSpellings(String spelled, FiDatatype dt) {
-    assertEquals(dt, parsed("-z", spelled).datatype);
-    assertEquals(dt, parsed("--datatype", spelled).datatype);
+    assertEquals(dt, parsed("-z", spelled).config().datatype());
+    assertEquals(dt, parsed("--datatype", spelled).config().datatype());
   }
 
   @Test
@@ -84,7 +84,7 @@ class BenchOptionsTest {
                 "FI_BOR",
                 "-z",
                 "int32",
-                "-c",
+                "--count",
                 "3",
                 "-O",
                 "8",
@@ -92,7 +92,7 @@ class BenchOptionsTest {
                 "77",
                 "-w",
                 "5",
-                "-t",
+                "-T",
                 "2",
                 "--transport",
                 "tcp",
@@ -134,13 +134,12 @@ class BenchOptionsTest {
         "--frobnicate",
         "-o plus",
         "-z int128",
-        "--family all",
         "--family base -o cswap",
         "--family compare -o sum",
         "-O 0",
-        "-c 0",
+        "--count 0",
         "-n -1",
-        "-t 0",
+        "-T 0",
         "-w -5",
         "--progress fast",
         "--direct-path maybe",
@@ -157,7 +156,7 @@ class BenchOptionsTest {
         "--metrics-port 0 --metrics-linger later",
         "--vs-ucx-perftest -o min -z int64",
         "--vs-ucx-perftest -z double",
-        "--vs-ucx-perftest -t 2",
+        "--vs-ucx-perftest -T 2",
         "--vs-ucx-perftest --rounds 2",
         "--vs-ucx-perftest --sweep-window -O 4",
         "--vs-ucx-perftest --connect 192.0.2.1:13340 --region c",

@@ -60,11 +60,11 @@ class BenchRunTest {
             "3000",
             "-w",
             "300",
-            "-c",
+            "--count",
             "2",
             "-O",
             "4",
-            "-t",
+            "-T",
             "2",
             "--csv",
             "--json",
@@ -127,7 +127,7 @@ class BenchRunTest {
             "tcp",
             "--progress",
             "manual",
-            "-t",
+            "-T",
             "2",
             "-n",
             "200",
@@ -193,6 +193,7 @@ class BenchRunTest {
             "1000",
             "-w",
             "100",
+            "--csv",
             "--json",
             json.toString(),
             "--plot",
@@ -206,7 +207,20 @@ class BenchRunTest {
       assertConsistent(sweep.get(i), 1, 1000, 1);
     }
     assertEquals(6, json(json).get("results").get("window").asInt());
-    assertTrue(r.out().contains("round trip at window 1, per op above"), r.out());
+    assertTrue(r.err().contains("round trip at window 1, per op above"), r.err());
+    // one CSV row per run of the sweep
+    List<String> csv = r.out().lines().toList();
+    assertEquals(String.join(",", CsvLine.COLUMNS), csv.getFirst());
+    assertEquals(
+        List.of("1", "2", "4", "6"),
+        csv.subList(1, csv.size()).stream()
+            .map(l -> l.split(",")[CsvLine.COLUMNS.indexOf("window")])
+            .toList());
+    for (String row : csv.subList(1, csv.size())) {
+      String[] f = row.split(",");
+      assertEquals("1000", f[CsvLine.COLUMNS.indexOf("ops")], row);
+      assertEquals("ok", f[CsvLine.COLUMNS.indexOf("target_check")], row);
+    }
     assertNotNull(ImageIO.read(png.toFile()));
   }
 

@@ -43,7 +43,7 @@ class EmulatedCellsBenchTest {
   @Test
   void remoteLockCellFetchSumDoubleComplexCountsEveryCall() throws Exception {
     JsonNode root =
-        run("-o", "sum", "-z", "double_complex", "-n", "700", "-w", "50", "-t", "2", "-O", "3");
+        run("-o", "sum", "-z", "double_complex", "-n", "700", "-w", "50", "-T", "2", "-O", "3");
     assertEquals("REMOTE_LOCK", root.get("cell").get("mechanism").asText());
     assertEquals(1400, root.get("results").get("ops").asLong());
     JsonNode check = root.get("target_check");
@@ -55,7 +55,8 @@ class EmulatedCellsBenchTest {
 
   @Test
   void casLoopOnBytesSumsExactly() throws Exception {
-    JsonNode root = run("-o", "sum", "-z", "int8", "-c", "5", "-n", "300", "-w", "0", "-t", "2");
+    JsonNode root =
+        run("-o", "sum", "-z", "int8", "--count", "5", "-n", "300", "-w", "0", "-T", "2");
     assertEquals("CAS_LOOP", root.get("cell").get("mechanism").asText());
     // 300 sums of 1 wrap an int8 to 44 in all five elements of both threads
     assertTrue(root.get("target_check").get("ok").asBoolean());
