@@ -152,8 +152,9 @@ public final class BenchCommand implements Callable<Integer> {
             "--secret-file is the target's: it needs --server or --connect (the target bench"
                 + " starts itself gets a random one)");
       }
-      if (target.insecure) {
-        throw new BenchUsageException("--insecure is --server's");
+      if (target.insecure || target.perftestServer) {
+        throw new BenchUsageException(
+            (target.insecure ? "--insecure" : "--perftest-server") + " is --server's");
       }
       checkFetched(cfg, outputs);
       boolean targetSpins = target.spins();
@@ -173,6 +174,9 @@ public final class BenchCommand implements Callable<Integer> {
       }
       if (connect != null) {
         session.targetSecurity(target.targetSecurity());
+        if (outputs.comparesWithPerftest() && !target.connectsToLoopback()) {
+          session.perftestServerOn(host);
+        }
       }
       if (target.region != null) {
         session.againstServe(target.region, matched("--transport"));
@@ -221,11 +225,12 @@ public final class BenchCommand implements Callable<Integer> {
       if (report.rounds < 3) {
         throw new BenchUsageException("--rounds is at least 3: " + report.rounds);
       }
-      if (target.connect != null && !target.connectsToLoopback()) {
-        // ucx_perftest's two processes run here, so the target must be here too
+      if (target.connect != null && !target.connectsToLoopback() && target.region != null) {
+        // a fiucx serve runs no ucx_perftest: its two processes run here, so the serve must too
         throw new BenchUsageException(
-            "--vs-ucx-perftest runs ucx_perftest on this host: --connect only to a loopback"
-                + " address");
+            "--vs-ucx-perftest against a fiucx serve (--region) runs ucx_perftest on this host:"
+                + " --connect only to a loopback address (a bench --server --perftest-server runs"
+                + " its server side on another host)");
       }
       if (report.sweepWindow) {
         throw new BenchUsageException("--vs-ucx-perftest and --sweep-window: one at a time");
@@ -300,10 +305,18 @@ public final class BenchCommand implements Callable<Integer> {
     }
     boolean spin = target.spins();
     BootstrapSecurity security = target.serverSecurity();
+    java.nio.file.Path perftest = target.perftestServer ? PerftestRunner.find() : null;
+    if (target.perftestServer && perftest == null) {
+      throw new BenchUsageException(
+          "--perftest-server: ucx_perftest is not on the PATH (Debian: apt-get install ucx-utils)");
+    }
     try (ServerSocket socket = new ServerSocket()) {
       socket.setReuseAddress(true);
       socket.bind(new InetSocketAddress(target.bind, p));
       BenchServer server = new BenchServer(run.transport, spin, System.err, security);
+      if (target.perftestServer) {
+        server.runPerftestServer(perftest);
+      }
       if (parentWatch) {
         watchParent(System.in, server);
       }

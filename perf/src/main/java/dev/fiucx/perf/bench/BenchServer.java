@@ -44,6 +44,12 @@ import java.util.concurrent.TimeUnit;
  * <p>By default it progresses in a loop of its own on a manual-progress domain, as ucx_perftest's
  * server does, so software atomics (tcp) are served at once; between runs it blocks and costs no
  * CPU, which matters when ucx_perftest runs in between on the same cores.
+ *
+ * <p>With {@code --perftest-server} ({@link #runPerftestServer}) it starts ucx_perftest's server
+ * side on this host when the client asks for a round of it (PERFTEST), with its domain's UCX_TLS
+ * and settings, answers with its port once it listens, and reaps it when the client says the round
+ * ended (PERFTEST_DONE) or leaves. Without it such a request is refused with the reason, and the
+ * session goes on.
  */
 final class BenchServer {
   /** Region sizes beyond this are refused: a runaway request once filled /dev/shm. */
@@ -65,6 +71,9 @@ final class BenchServer {
   private volatile boolean stopping;
   private volatile ServerSocket listener;
 
+  /** ucx_perftest to run the server side of rounds with, or null ({@code --perftest-server}). */
+  private java.nio.file.Path perftest;
+
   /**
    * @param spin progress in a loop of our own (manual progress); otherwise the domain's automatic
    *     progress thread serves the peers
@@ -78,6 +87,12 @@ final class BenchServer {
     this.log = log;
     this.secret = security.secret();
     this.insecureBind = security.insecureBind();
+  }
+
+  /** Runs ucx_perftest's server side (at {@code executable}) when the client asks for a round. */
+  BenchServer runPerftestServer(java.nio.file.Path executable) {
+    this.perftest = executable;
+    return this;
   }
 
   /**
@@ -237,34 +252,111 @@ final class BenchServer {
           new BootstrapWire.Ready(ep.name(), mr.key(), wanted).encode());
       startReader(in);
       CqEntry[] entries = {new CqEntry()};
-      while (true) {
-        BootstrapWire.Frame f = take();
-        switch (f.type()) {
-          case START -> {
-            BootstrapWire.write(out, BootstrapWire.Type.STARTED);
-            if (spin) {
-              progressUntilCommand(cq, entries);
-            }
-          }
-          case STOP ->
-              BootstrapWire.write(
-                  out,
-                  BootstrapWire.Type.REGION,
-                  mr.segment().asSlice(0, wanted).toArray(ValueLayout.JAVA_BYTE));
-          case ZERO -> {
-            mr.segment().fill((byte) 0);
-            BootstrapWire.write(out, BootstrapWire.Type.OK);
-          }
-          case BYE -> {
-            log.println("fiucx bench server: done");
-            return 0;
-          }
-          default -> {
-            BootstrapWire.writeError(out, "unexpected " + f.type());
-            return 1;
+      PerftestRunner.Server[] rounds = {null};
+      try {
+        return commands(out, mr, wanted, domain, cq, entries, rounds);
+      } finally {
+        reap(rounds);
+      }
+    }
+  }
+
+  /** The client's commands until BYE (0) or one out of place (1). */
+  private int commands(
+      DataOutputStream out,
+      MemoryRegion mr,
+      long wanted,
+      Domain domain,
+      CompletionQueue cq,
+      CqEntry[] entries,
+      PerftestRunner.Server[] round)
+      throws IOException {
+    while (true) {
+      BootstrapWire.Frame f = take();
+      switch (f.type()) {
+        case START -> {
+          BootstrapWire.write(out, BootstrapWire.Type.STARTED);
+          if (spin) {
+            progressUntilCommand(cq, entries);
           }
         }
+        case STOP ->
+            BootstrapWire.write(
+                out,
+                BootstrapWire.Type.REGION,
+                mr.segment().asSlice(0, wanted).toArray(ValueLayout.JAVA_BYTE));
+        case ZERO -> {
+          mr.segment().fill((byte) 0);
+          BootstrapWire.write(out, BootstrapWire.Type.OK);
+        }
+        case PERFTEST -> {
+          reap(round);
+          String refused = perftestRefusal();
+          if (refused != null) {
+            log.println("fiucx bench server: refused a ucx_perftest round: " + refused);
+            BootstrapWire.writeError(out, refused);
+            break;
+          }
+          try {
+            round[0] = perftestRunner(domain).startServer();
+          } catch (IOException e) {
+            log.println("fiucx bench server: ucx_perftest's server: " + e.getMessage());
+            BootstrapWire.writeError(out, "ucx_perftest's server did not start: " + e.getMessage());
+            break;
+          }
+          log.println(
+              "fiucx bench server: ucx_perftest -p "
+                  + round[0].port()
+                  + " listening (UCX_TLS="
+                  + domain.describe().getOrDefault("ucx.tls", "?")
+                  + ")");
+          BootstrapWire.write(
+              out, BootstrapWire.Type.PERFTEST_PORT, BootstrapWire.u64(round[0].port()));
+        }
+        case PERFTEST_DONE -> {
+          reap(round);
+          BootstrapWire.write(out, BootstrapWire.Type.OK);
+        }
+        case BYE -> {
+          log.println("fiucx bench server: done");
+          return 0;
+        }
+        default -> {
+          BootstrapWire.writeError(out, "unexpected " + f.type());
+          return 1;
+        }
       }
+    }
+  }
+
+  /** Why a ucx_perftest round is refused, or null when this server runs them. */
+  private String perftestRefusal() {
+    if (perftest == null) {
+      return "this bench --server runs no ucx_perftest (start it with --perftest-server to"
+          + " compare with ucx_perftest from another host)";
+    }
+    return null;
+  }
+
+  /** ucx_perftest with this domain's UCX_TLS and settings, as bench's own rounds get. */
+  private PerftestRunner perftestRunner(Domain domain) {
+    Map<String, String> facts = domain.describe();
+    return new PerftestRunner(
+        perftest,
+        facts.getOrDefault("ucx.tls", transport),
+        PerftestRunner.ucxEnvironment(facts),
+        log);
+  }
+
+  /** Reaps the round's ucx_perftest server, if one runs, and says how it ended. */
+  private void reap(PerftestRunner.Server[] round) {
+    if (round[0] != null) {
+      int status = round[0].reap();
+      log.println(
+          "fiucx bench server: ucx_perftest -p "
+              + round[0].port()
+              + (status < 0 ? " ended (it had not exited)" : " exited with " + status));
+      round[0] = null;
     }
   }
 

@@ -88,6 +88,17 @@ final class BenchSession {
 
   private BootstrapSecurity targetSecurity = BootstrapSecurity.none();
 
+  /**
+   * ucx_perftest's rounds with its server on the target's host ({@code host}, a {@code bench
+   * --server --perftest-server} starts it) and its client here; without it both run here.
+   */
+  BenchSession perftestServerOn(String host) {
+    this.perftestHost = host;
+    return this;
+  }
+
+  private String perftestHost;
+
   /** Keeps every fetched value and writes them to {@code file} ({@code --fetched}), or null. */
   BenchSession writeFetched(Path file) {
     this.fetchedFile = file;
@@ -457,11 +468,40 @@ final class BenchSession {
       if (cfg.duration() != null && i == 1) {
         iterations = Math.max(1, f.ops()); // ucx_perftest counts iterations, not time
       }
-      err.printf("round %d of %d: ucx_perftest -t %s%n", i, outputs.rounds(), match.test());
-      PerftestResult p = perftest.run(match, iterations, cfg.warmup(), cfg.window());
+      err.printf(
+          "round %d of %d: ucx_perftest -t %s%s%n",
+          i,
+          outputs.rounds(),
+          match.test(),
+          perftestHost == null ? "" : ", its server on " + perftestHost);
+      PerftestResult p = perftestRound(perftest, link, match, iterations);
       rounds.add(new PerftestComparison.Round(i, f, clockFree, p));
     }
     return new PerftestComparison(match, perftest.ucxTls(), cfg.window(), iterations, rounds);
+  }
+
+  /** One ucx_perftest run: both processes here, or the client here and the server at the target. */
+  private PerftestResult perftestRound(
+      PerftestRunner perftest, BenchTarget link, PerftestMatch match, long iterations)
+      throws IOException {
+    if (perftestHost == null) {
+      return perftest.run(match, iterations, cfg.warmup(), cfg.window());
+    }
+    TargetLink target = (TargetLink) link;
+    int port = target.startPerftestServer();
+    PerftestResult p;
+    try {
+      p = perftest.runClient(perftestHost, port, match, iterations, cfg.warmup(), cfg.window());
+    } catch (IOException | RuntimeException e) {
+      try {
+        target.perftestDone();
+      } catch (IOException gone) {
+        e.addSuppressed(gone);
+      }
+      throw e;
+    }
+    target.perftestDone();
+    return p;
   }
 
   private void writeFiles(

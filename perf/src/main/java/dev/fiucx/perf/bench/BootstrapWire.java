@@ -24,6 +24,11 @@ import java.nio.ByteBuffer;
  * START   initiator -> target  begin progressing (answered by STARTED)
  * STOP    initiator -> target  stop progressing, answered by REGION with the region's bytes
  * ZERO    initiator -> target  zero the region (answered by OK); only between runs
+ * PERFTEST initiator -> target start ucx_perftest's server on the target's host (between runs),
+ *                              answered by PERFTEST_PORT (u64 port) once it listens, or by an
+ *                              ERROR after which the target stays (no --perftest-server, no
+ *                              ucx_perftest)
+ * PERFTEST_DONE initiator -> target  the round's client ended: reap the server (answered by OK)
  * BYE     initiator -> target  the target closes its domain and exits (so does end of stream)
  * ERROR   target -> initiator  the bootstrap's ERROR frame; the target then closes
  * </pre>
@@ -41,6 +46,9 @@ final class BootstrapWire {
     REGION(Frames.FIRST_APPLICATION_TYPE + 5),
     ZERO(Frames.FIRST_APPLICATION_TYPE + 6),
     OK(Frames.FIRST_APPLICATION_TYPE + 7),
+    PERFTEST(Frames.FIRST_APPLICATION_TYPE + 8),
+    PERFTEST_PORT(Frames.FIRST_APPLICATION_TYPE + 9),
+    PERFTEST_DONE(Frames.FIRST_APPLICATION_TYPE + 10),
     CHALLENGE(Frames.CHALLENGE),
     ANSWER(Frames.ANSWER),
     PROOF(Frames.PROOF),

@@ -21,7 +21,7 @@ record MatrixCell(
   enum Status {
     /** Timed; the target held exactly what the calls leave. */
     OK,
-    /** Timed; the op leaves no exactly known value (or a serve's region is not handed back). */
+    /** Timed; not checked: a serve's region is shared and not handed back. */
     UNCHECKED,
     /** Timed; the target held a wrong value. */
     WRONG,

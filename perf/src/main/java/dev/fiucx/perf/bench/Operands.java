@@ -8,7 +8,7 @@ import java.nio.ByteOrder;
 /**
  * The values bench sends: every call's operand is one of the datatype (1, 1.0f, 1.0, 1+0i, 1.0L)
  * and every compare is zero, as fi_rdm_atomic uses fixed values; and what the target holds after
- * {@code n} such calls on a zeroed element, for the ops where that is determined.
+ * {@code n} such calls on a zeroed element.
  */
 final class Operands {
   private Operands() {}
@@ -25,27 +25,25 @@ final class Operands {
 
   /**
    * The target element after {@code calls} calls of {@code op} with operand one (compare zero) on
-   * an element that started at zero, or null when the op leaves nothing that can be checked exactly
-   * (PROD, the logical ops, the ordered compares, MSWAP) or floating-point sums have grown past
-   * exact integers.
+   * an element that started at zero, as the reference semantics compute it ({@link RepeatedCall}),
+   * or null when (op, datatype) is valid in no family. A floating-point SUM counts exactly up to
+   * the significand's reach (2^24 for a float, 2^53 for a double, beyond any call count for a long
+   * double); past it the sum stays there (2^24 + 1 rounds to 2^24), which the semantics confirm.
    */
   static byte[] expected(FiOp op, FiDatatype dt, long calls) {
-    return switch (op) {
-      case SUM -> exactSum(dt, calls) ? of(dt, calls) : null;
-      case ATOMIC_READ -> zero(dt);
-      case ATOMIC_WRITE, MAX, BOR, CSWAP -> calls > 0 ? one(dt) : zero(dt);
-      case MIN -> zero(dt);
-      case BXOR -> calls % 2 == 1 ? one(dt) : zero(dt);
-      default -> null;
-    };
+    if (op == FiOp.SUM && !dt.isInteger()) {
+      long exact = Math.min(calls, exactSums(dt));
+      return RepeatedCall.after(op, dt, of(dt, exact), one(dt), zero(dt), calls - exact);
+    }
+    return RepeatedCall.after(op, dt, zero(dt), one(dt), zero(dt), calls);
   }
 
-  /** Whether a sum of {@code n} ones is an exact integer in {@code dt} (integers wrap exactly). */
-  private static boolean exactSum(FiDatatype dt, long n) {
+  /** How many ones a floating-point {@code dt} sums exactly from zero. */
+  private static long exactSums(FiDatatype dt) {
     return switch (dt) {
-      case FLOAT, FLOAT_COMPLEX -> n <= 1L << 24;
-      case DOUBLE, DOUBLE_COMPLEX -> n <= 1L << 53;
-      default -> true; // integers wrap; the 64-bit long double significand holds any long
+      case FLOAT, FLOAT_COMPLEX -> 1L << 24;
+      case DOUBLE, DOUBLE_COMPLEX -> 1L << 53;
+      default -> Long.MAX_VALUE; // the 64-bit long double significand holds any long
     };
   }
 

@@ -20,7 +20,9 @@ import java.util.concurrent.TimeUnit;
  * Runs one ucx_perftest test as its two processes on this host: the server {@code ucx_perftest -p
  * PORT}, then the client {@code ucx_perftest localhost -p PORT -t TEST -s SIZE -n N -w W -O WINDOW}
  * (and {@code -c CPUS} when bench's threads are pinned), both with the same UCX_TLS (and
- * UCX_LOG_FILE=stderr, so stdout holds only its table), and reads the client's final line.
+ * UCX_LOG_FILE=stderr, so stdout holds only its table), and reads the client's final line. Between
+ * two hosts the server runs on the target's ({@link #startServer}, by a {@code bench --server
+ * --perftest-server}) and the client here against it ({@link #runClient}).
  */
 public final class PerftestRunner {
   public static final String EXECUTABLE = "ucx_perftest";
@@ -83,13 +85,35 @@ public final class PerftestRunner {
     return this;
   }
 
-  /** The client's command line for {@code match} (for the report). */
+  /**
+   * The UCX settings a domain made on its context ({@link dev.fiucx.Domain#describe}'s {@code
+   * ucx.environment}), as the environment variables another UCX program needs for the same
+   * configuration.
+   */
+  static Map<String, String> ucxEnvironment(Map<String, String> describe) {
+    Map<String, String> env = new java.util.LinkedHashMap<>();
+    for (String kv : describe.getOrDefault("ucx.environment", "").trim().split("\\s+")) {
+      int eq = kv.indexOf('=');
+      if (eq > 0) {
+        env.put(kv.substring(0, eq), kv.substring(eq + 1));
+      }
+    }
+    return env;
+  }
+
+  /** The client's command line for {@code match} against the server on this host. */
   List<String> clientCommand(PerftestMatch match, int port, long iterations, long warmup, int w) {
+    return clientCommand("127.0.0.1", match, port, iterations, warmup, w);
+  }
+
+  /** The client's command line for {@code match} against the server at {@code host}. */
+  List<String> clientCommand(
+      String host, PerftestMatch match, int port, long iterations, long warmup, int w) {
     List<String> cmd =
         new ArrayList<>(
             List.of(
                 executable.toString(),
-                "127.0.0.1", // not "localhost": a fresh root file system may have no /etc/hosts
+                host, // not "localhost": a fresh root file system may have no /etc/hosts
                 "-p",
                 Integer.toString(port),
                 "-t",
@@ -110,15 +134,86 @@ public final class PerftestRunner {
     return cmd;
   }
 
+  /** Both processes on this host: the server, then the client against it. */
   public PerftestResult run(PerftestMatch match, long iterations, long warmup, int window)
       throws IOException {
+    try (Server server = startServer()) {
+      return runClient("127.0.0.1", server.port(), match, iterations, warmup, window);
+    }
+  }
+
+  /**
+   * ucx_perftest's server side on this host, listening on a free port; closing it waits a moment
+   * for it to end after its client, then ends it.
+   */
+  Server startServer() throws IOException {
     int port = freePort();
     Process server = start(List.of(executable.toString(), "-p", Integer.toString(port)));
     try {
-      List<String> serverOut = Collections.synchronizedList(new ArrayList<>());
-      collect(server, serverOut);
+      collect(server, Collections.synchronizedList(new ArrayList<>()));
       awaitListening(server, port);
-      Process client = start(clientCommand(match, port, iterations, warmup, window));
+      return new Server(server, port);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      server.destroy();
+      throw new IOException("interrupted while ucx_perftest's server started", e);
+    } catch (IOException | RuntimeException e) {
+      server.destroy();
+      throw e;
+    }
+  }
+
+  /** ucx_perftest's server, started by {@link #startServer}. */
+  static final class Server implements AutoCloseable {
+    private final Process process;
+    private final int port;
+
+    private Server(Process process, int port) {
+      this.process = process;
+      this.port = port;
+    }
+
+    int port() {
+      return port;
+    }
+
+    /**
+     * Reaps it: its exit status once it ended (it does after its client, within 10 s), else -1
+     * after it was ended.
+     */
+    @Override
+    public void close() {
+      reap();
+    }
+
+    /** {@return its exit status, or -1 when it had to be ended} */
+    int reap() {
+      try {
+        if (process.waitFor(10, TimeUnit.SECONDS)) {
+          return process.exitValue();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      process.destroy();
+      try {
+        if (!process.waitFor(5, TimeUnit.SECONDS)) {
+          process.destroyForcibly();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        process.destroyForcibly();
+      }
+      return -1;
+    }
+  }
+
+  /** The client here against a ucx_perftest server listening at {@code host:port}. */
+  PerftestResult runClient(
+      String host, int port, PerftestMatch match, long iterations, long warmup, int window)
+      throws IOException {
+    Process client = start(clientCommand(host, match, port, iterations, warmup, window));
+    try {
       List<String> clientOut = Collections.synchronizedList(new ArrayList<>());
       CountDownLatch ended = collect(client, clientOut);
       if (!client.waitFor(RUN_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
@@ -133,15 +228,11 @@ public final class PerftestRunner {
                 + ": "
                 + String.join(" | ", clientOut));
       }
-      server.waitFor(10, TimeUnit.SECONDS);
       return PerftestResult.parse(List.copyOf(clientOut));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+      client.destroyForcibly();
       throw new IOException("interrupted while ucx_perftest ran", e);
-    } finally {
-      if (server.isAlive()) {
-        server.destroy();
-      }
     }
   }
 

@@ -64,13 +64,6 @@ record RunFacts(
    * program needs for the same configuration (the provider's {@code ucx.environment}).
    */
   java.util.Map<String, String> ucxEnvironment() {
-    java.util.Map<String, String> env = new java.util.LinkedHashMap<>();
-    for (String kv : domain.getOrDefault("ucx.environment", "").trim().split("\\s+")) {
-      int eq = kv.indexOf('=');
-      if (eq > 0) {
-        env.put(kv.substring(0, eq), kv.substring(eq + 1));
-      }
-    }
-    return env;
+    return PerftestRunner.ucxEnvironment(domain);
   }
 }

@@ -6,10 +6,11 @@ import java.util.Arrays;
 import java.util.HexFormat;
 
 /**
- * What the target's region held after a run, compared with what the calls must have left there
- * where the op determines it (see {@link Operands#expected}).
+ * What the target's region held after a run, compared with what the calls must have left there (see
+ * {@link Operands#expected}). Each call applies the same operand and compare, so an element's value
+ * depends only on how many calls hit it: every call of a thread hits each of its elements.
  *
- * @param checked false when the op leaves nothing exact to compare
+ * @param checked false when nothing exact is known to compare with (a serve's shared region)
  */
 record TargetCheck(boolean checked, boolean ok, String detail) {
   static final TargetCheck NOT_CHECKABLE =

@@ -20,6 +20,7 @@ final class TargetLink implements BenchTarget {
   private final DataInputStream in;
   private final DataOutputStream out;
   private final BootstrapWire.Ready ready;
+  private final String target;
 
   /**
    * Connects, asks for a region of {@code regionBytes}, proves the shared secret both ways when the
@@ -29,6 +30,7 @@ final class TargetLink implements BenchTarget {
    */
   TargetLink(String host, int port, long regionBytes, byte[] secret) throws IOException {
     socket = new Socket();
+    target = host + ":" + port;
     try {
       socket.connect(new InetSocketAddress(host, port), CONNECT_TIMEOUT_MS);
       socket.setTcpNoDelay(true);
@@ -138,6 +140,40 @@ final class TargetLink implements BenchTarget {
   @Override
   public void zero() throws IOException {
     BootstrapWire.write(out, BootstrapWire.Type.ZERO);
+    BootstrapWire.expect(in, BootstrapWire.Type.OK);
+  }
+
+  /**
+   * Has the target start ucx_perftest's server on its host for a round (between runs).
+   *
+   * @return the port it listens on
+   * @throws BenchUsageException the target refused (it runs no ucx_perftest): the reason, naming
+   *     the target
+   */
+  int startPerftestServer() throws IOException {
+    BootstrapWire.write(out, BootstrapWire.Type.PERFTEST);
+    BootstrapWire.Frame f = BootstrapWire.read(in);
+    if (f == null) {
+      throw new IOException(target + " closed the connection (expected PERFTEST_PORT)");
+    }
+    if (f.type() == BootstrapWire.Type.ERROR) {
+      BootstrapException e =
+          Frames.peerError(new dev.fiucx.bootstrap.Frame(Frames.ERROR, f.payload()));
+      throw new BenchUsageException(target + " refused: " + e.getMessage());
+    }
+    if (f.type() != BootstrapWire.Type.PERFTEST_PORT) {
+      throw new IOException("expected PERFTEST_PORT from the bench target, got " + f.type());
+    }
+    long port = BootstrapWire.u64(f.payload());
+    if (port <= 0 || port > 65535) {
+      throw new IOException(target + " sent ucx_perftest's port as " + port);
+    }
+    return (int) port;
+  }
+
+  /** The round's ucx_perftest client ended: the target reaps its server. */
+  void perftestDone() throws IOException {
+    BootstrapWire.write(out, BootstrapWire.Type.PERFTEST_DONE);
     BootstrapWire.expect(in, BootstrapWire.Type.OK);
   }
 

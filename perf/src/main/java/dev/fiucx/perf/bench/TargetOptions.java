@@ -76,6 +76,13 @@ final class TargetOptions {
   boolean insecure;
 
   @Option(
+      names = "--perftest-server",
+      description =
+          "with --server: run ucx_perftest's server side on this host when a client compares with"
+              + " it (--vs-ucx-perftest from another host), with this target's UCX settings")
+  boolean perftestServer;
+
+  @Option(
       names = "--tls-trust",
       paramLabel = "PEM",
       description =

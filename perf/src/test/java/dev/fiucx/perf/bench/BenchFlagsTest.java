@@ -118,6 +118,47 @@ class BenchFlagsTest {
   }
 
   @Test
+  void ucxPerftestsClientGoesToTheTargetsHostWhenItsServerRunsThere() {
+    PerftestRunner runner =
+        new PerftestRunner(Path.of("ucx_perftest"), "tcp", java.util.Map.of(), System.err);
+    PerftestMatch fadd = new PerftestMatch("ucp_fadd", 8);
+    assertEquals(
+        List.of(
+            "ucx_perftest",
+            "10.0.0.7",
+            "-p",
+            "1234",
+            "-t",
+            "ucp_fadd",
+            "-s",
+            "8",
+            "-n",
+            "100",
+            "-w",
+            "10",
+            "-O",
+            "1"),
+        runner.clientCommand("10.0.0.7", fadd, 1234, 100, 10, 1));
+    assertEquals("127.0.0.1", runner.clientCommand(fadd, 1234, 100, 10, 1).get(1));
+  }
+
+  @Test
+  void ucxPerftestsServerSideIsBenchServersAndAServeRunsNone() {
+    refusedWith("--perftest-server is --server's", "--perftest-server");
+    if (PerftestRunner.find() != null) {
+      refusedWith(
+          "--vs-ucx-perftest against a fiucx serve (--region) runs ucx_perftest on this host:"
+              + " --connect only to a loopback address (a bench --server --perftest-server runs"
+              + " its server side on another host)",
+          "--connect",
+          "192.0.2.1:13340",
+          "--region",
+          "r",
+          "--vs-ucx-perftest");
+    }
+  }
+
+  @Test
   void cpuListsAreTheKernelsFormat() {
     assertEquals(List.of(0, 2, 3), CpuSet.parse("0,2-3").cpus());
     assertEquals(List.of(0, 2, 3), CpuSet.parse(" 3, 2 ,0 ,2-3").cpus());

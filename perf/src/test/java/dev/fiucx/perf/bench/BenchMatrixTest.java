@@ -83,8 +83,7 @@ class BenchMatrixTest {
 
   /**
    * Every cell of the JSON, CSV and page against the provider's answer: a valid one timed with
-   * {@code threads} x N calls and its target exact where the op determines it, an invalid one
-   * listed and never timed.
+   * {@code threads} x N calls and its target checked exact, an invalid one listed and never timed.
    *
    * @return the valid cells' count
    */
@@ -127,23 +126,16 @@ class BenchMatrixTest {
       r.get("calls_per_thread_with_warmup").forEach(t -> assertEquals(N + WARMUP, t.asLong()));
       assertEquals(0, r.get("error").asInt(), label);
       assertEquals(Long.toString(threads * N), row[10], label);
-      // exact where the op determines the target, as bench checks one cell
-      FiOp op = FiOp.ofName(c.get("op").asText().substring(3));
-      FiDatatype dt = FiDatatype.ofName(c.get("datatype").asText().substring(3));
-      boolean exact = Operands.expected(op, dt, N + WARMUP) != null;
+      // every valid cell's target exact, as bench checks one cell
       JsonNode check = c.get("target_check");
       assertTrue(check.get("ok").asBoolean(), check.toString());
-      assertEquals(exact, check.get("checked").asBoolean(), label);
-      assertEquals(exact ? "ok" : "unchecked", c.get("status").asText(), label);
-      assertEquals(exact ? "ok" : "unchecked", row[row.length - 1], label);
-      if (exact) {
-        assertEquals(
-            "every element holds what "
-                + threads * (N + WARMUP)
-                + " calls (warm-up included) leave",
-            check.get("detail").asText(),
-            label);
-      }
+      assertTrue(check.get("checked").asBoolean(), label + ": " + check);
+      assertEquals("ok", c.get("status").asText(), label);
+      assertEquals("ok", row[row.length - 1], label);
+      assertEquals(
+          "every element holds what " + threads * (N + WARMUP) + " calls (warm-up included) leave",
+          check.get("detail").asText(),
+          label);
     }
     JsonNode summary = root.get("summary");
     assertEquals(cells.size(), summary.get("cells").asInt());
@@ -151,6 +143,8 @@ class BenchMatrixTest {
     assertEquals(valid, summary.get("timed").asInt());
     assertEquals(cells.size() - valid, summary.get("invalid").asInt());
     assertEquals(0, summary.get("wrong").asInt() + summary.get("failed").asInt());
+    assertEquals(valid, summary.get("ok").asInt(), "every valid cell checked exact");
+    assertEquals(0, summary.get("unchecked").asInt());
     return valid;
   }
 
@@ -221,7 +215,12 @@ class BenchMatrixTest {
                 "fiucx bench: 798 cells (19 ops x 14 datatypes, base,fetch,compare):"
                     + " 354 valid, 444 invalid;"),
         r.err());
-    assertTrue(r.err().contains("cells: 798 selected, 354 timed (target check: "), r.err());
+    assertTrue(
+        r.err()
+            .contains(
+                "cells: 798 selected, 354 timed (target check: 354 exact, 0 with no exactly known"
+                    + " value, 0 wrong, 0 failed), 444 invalid"),
+        r.err());
     assertTrue(r.err().contains("  base    FI_CSWAP        every datatype asked"), r.err());
     assertTrue(
         r.err()

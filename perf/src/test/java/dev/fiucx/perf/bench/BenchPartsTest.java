@@ -77,8 +77,9 @@ class BenchPartsTest {
     assertEquals(
         "0000803f", HEX.formatHex(Operands.expected(FiOp.ATOMIC_WRITE, FiDatatype.FLOAT, 2)));
     assertEquals("01000000", HEX.formatHex(Operands.expected(FiOp.BXOR, FiDatatype.INT32, 3)));
-    assertNull(Operands.expected(FiOp.PROD, FiDatatype.INT32, 3));
-    assertNull(Operands.expected(FiOp.SUM, FiDatatype.FLOAT, (1L << 24) + 1));
+    assertEquals("00000000", HEX.formatHex(Operands.expected(FiOp.PROD, FiDatatype.INT32, 3)));
+    assertEquals(
+        "0000804b", HEX.formatHex(Operands.expected(FiOp.SUM, FiDatatype.FLOAT, (1L << 24) + 1)));
   }
 
   @Test
