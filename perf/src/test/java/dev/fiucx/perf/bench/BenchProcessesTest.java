@@ -166,6 +166,55 @@ class BenchProcessesTest {
     assertTrue(root.get("inputs").get("target_started_by_bench").asBoolean());
   }
 
+  /**
+   * An initiator whose stdin ends (its parent died) ends itself, with status 1 (not killed: 137);
+   * one that fails says why in the lines the parent shows.
+   */
+  @Test
+  void anInitiatorEndsWithItsParentAndAFailedOneSaysWhy() throws Exception {
+    try (Server server = serve("shm")) {
+      String target = "127.0.0.1:" + server.port();
+      List<String> child =
+          List.of(
+              "-n",
+              "10",
+              "-w",
+              "10",
+              "--json",
+              dir.resolve("c.json").toString(),
+              "--parent-watch",
+              "--initiator-of-processes",
+              "--elements-at",
+              "64",
+              "--connect",
+              target,
+              "--region");
+      List<String> args = new ArrayList<>(child);
+      args.add("counter");
+      InitiatorProcess waiting = new InitiatorProcess(0, args, null);
+      assertTrue(waiting.awaitWarmedUp());
+      waiting.close();
+      assertEquals(1, waiting.waitFor());
+      args = new ArrayList<>(child);
+      args.add("nope");
+      try (InitiatorProcess failing = new InitiatorProcess(1, args, null)) {
+        assertEquals(false, failing.awaitWarmedUp());
+        assertEquals(1, failing.waitFor());
+        assertTrue(
+            failing
+                .lastLines()
+                .contains(
+                    "initiator 1: fiucx bench: FI_ENOENT: no such entry: "
+                        + target
+                        + " serves no region 'nope'; it serves:"
+                        + " counter"),
+            failing.lastLines().toString());
+      }
+      // the waiting one made its 10 warm-up calls and was never told to measure
+      assertEquals(10, server.memory("counter").get(JAVA_LONG, 64));
+    }
+  }
+
   @Test
   void fairnessIsMinOverMaxAndJainsIndex() {
     assertEquals(new Fairness(1.0, 1.0), Fairness.of(new double[] {5, 5, 5}));
