@@ -110,11 +110,15 @@ final class InitiatorProcess implements AutoCloseable {
     return true;
   }
 
-  /** Tells the child to measure. */
-  void go() throws IOException {
-    OutputStream in = process.getOutputStream();
-    in.write((ParentWatch.GO + "\n").getBytes(StandardCharsets.US_ASCII));
-    in.flush();
+  /** Tells the child to measure; one that is gone already shows in its exit status instead. */
+  void go() {
+    try {
+      OutputStream in = process.getOutputStream();
+      in.write((ParentWatch.GO + "\n").getBytes(StandardCharsets.US_ASCII));
+      in.flush();
+    } catch (IOException e) {
+      // a broken pipe: the child ended after it warmed up; waitFor() says how
+    }
   }
 
   /** Waits for the child's exit and its last lines; its exit status. */
