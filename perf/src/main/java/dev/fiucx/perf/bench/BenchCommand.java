@@ -89,6 +89,8 @@ public final class BenchCommand implements Callable<Integer> {
 
   @Mixin ReportOptions report;
 
+  @Mixin ProcessOptions procs;
+
   /** Runs bench alone (the target process bench starts runs this). */
   public static void main(String[] args) {
     CommandLine cli = new CommandLine(new BenchCommand());
@@ -110,11 +112,12 @@ public final class BenchCommand implements Callable<Integer> {
       if (hint != null) {
         throw new BenchUsageException(hint);
       }
+      CellSelection selection = run.selection();
+      int cells = selection.cells().size();
+      boolean many = procs.check(cells, target, report, fetched != null, this::matched);
       if (target.server) {
         return serve();
       }
-      CellSelection selection = run.selection();
-      int cells = selection.cells().size();
       BenchConfig cfg = config();
       if (cells > 1) {
         report.checkMatrix(cells, fetched);
@@ -157,6 +160,20 @@ public final class BenchCommand implements Callable<Integer> {
             (target.insecure ? "--insecure" : "--perftest-server") + " is --server's");
       }
       checkFetched(cfg, outputs);
+      if (many) {
+        return new ProcessesRun(
+                cfg, procs.processes, procs.sameElement, outputs, System.out, System.err)
+            .pinTo(run.cpuSet())
+            .run(
+                host,
+                targetPort,
+                target.region,
+                connect == null ? BootstrapSecurity.none() : target.targetSecurity(),
+                matched("--transport"),
+                ProcessOptions.passedOn(spec.commandLine().getParseResult()));
+      }
+      ParentWatch watch =
+          parentWatch ? ParentWatch.start(System.in, () -> Runtime.getRuntime().halt(1)) : null;
       boolean targetSpins = target.spins();
       if (connect != null && matched("--server-progress")) {
         throw new BenchUsageException(
@@ -180,6 +197,14 @@ public final class BenchCommand implements Callable<Integer> {
       }
       if (target.region != null) {
         session.againstServe(target.region, matched("--transport"));
+      }
+      if (procs.child) {
+        if (watch == null || target.region == null || procs.elementsAt == null) {
+          throw new BenchUsageException(
+              "--initiator-of-processes is bench -P's: with --parent-watch, --region and"
+                  + " --elements-at");
+        }
+        session.asInitiatorOfProcesses(procs.elementsAt, watch);
       }
       return session.run(host, targetPort, System.out);
     } catch (BenchUsageException e) {
@@ -326,20 +351,7 @@ public final class BenchCommand implements Callable<Integer> {
 
   /** The parent that started this target holds its stdin: end of input means it is gone. */
   private static void watchParent(InputStream in, BenchServer target) {
-    Thread.ofPlatform()
-        .daemon()
-        .name("fiucx-bench-parent-watch")
-        .start(
-            () -> {
-              try {
-                while (in.read() >= 0) {
-                  // nothing is sent; only the end matters
-                }
-              } catch (IOException e) {
-                // a broken pipe ends the watch as well
-              }
-              target.stopAndWait();
-            });
+    ParentWatch.start(in, target::stopAndWait);
   }
 
   private static int parsePort(String s) {

@@ -86,6 +86,25 @@ record BenchConfig(
         api);
   }
 
+  /** The same run with {@code n} threads (all threads of bench -P's initiators, as one result). */
+  BenchConfig withThreads(int n) {
+    return new BenchConfig(
+        family,
+        op,
+        datatype,
+        count,
+        window,
+        iterations,
+        warmup,
+        n,
+        transport,
+        progress,
+        duration,
+        directPath,
+        threading,
+        api);
+  }
+
   /** The same run over another transport (a serve's, when none was asked for). */
   BenchConfig withTransport(String t) {
     return new BenchConfig(

@@ -73,11 +73,13 @@ final class BenchHeader {
         "  %-10s %s%s%n",
         "target",
         facts.target(),
-        facts.servedRegion() != null
-            ? " (a fiucx serve: region "
-                + facts.servedRegion()
-                + ", shared with its other initiators)"
-            : facts.targetStarted() ? " (a process bench started)" : "");
+        facts.servedRegion() != null && facts.targetStarted()
+            ? " (a serve bench runs in its own process: region " + facts.servedRegion() + ")"
+            : facts.servedRegion() != null
+                ? " (a fiucx serve: region "
+                    + facts.servedRegion()
+                    + ", shared with its other initiators)"
+                : facts.targetStarted() ? " (a process bench started)" : "");
   }
 
   private static String pathWords(RunFacts facts) {

@@ -55,6 +55,12 @@ final class BenchInitiator implements AutoCloseable {
    */
   private final List<Arena> keptBuffers = new ArrayList<>();
 
+  /** The byte offset of thread 0's elements in the target region (one of bench -P's initiators). */
+  private long elementsAt;
+
+  /** What the last thread to warm up does before all measure (bench -P's start signal), or null. */
+  private Runnable beforeMeasuring;
+
   /** Whether runs keep every fetched value ({@code --fetched}). */
   private boolean keepFetched;
 
@@ -121,6 +127,23 @@ final class BenchInitiator implements AutoCloseable {
     this.cpus = set;
   }
 
+  /** Thread {@code t}'s elements start at {@code offset + t * stride} of the region from now on. */
+  void elementsAt(long offset) {
+    this.elementsAt = offset;
+  }
+
+  /**
+   * Runs {@code action} once all threads have warmed up and before any measures (in the last thread
+   * to arrive, the others waiting): one initiator of bench -P waits there for the start.
+   */
+  void beforeMeasuring(Runnable action) {
+    this.beforeMeasuring = action;
+  }
+
+  CompletionQueue queue(int thread) {
+    return queues[thread];
+  }
+
   /** Runs from now on keep every value their calls fetch (see {@link #fetched}). */
   void keepFetched() {
     keepFetched = true;
@@ -178,6 +201,9 @@ final class BenchInitiator implements AutoCloseable {
         new CyclicBarrier(
             threads,
             () -> {
+              if (beforeMeasuring != null) {
+                beforeMeasuring.run();
+              }
               for (AtomicLong c : counters) {
                 c.set(0);
               }
@@ -264,7 +290,7 @@ final class BenchInitiator implements AutoCloseable {
       }
     }
     return new BenchResult(
-        cfg, ops, calls, (end - start) / 1e9, all, error, check, List.copyOf(allowed));
+        cfg, ops, calls, (end - start) / 1e9, all, error, check, List.copyOf(allowed), start, end);
   }
 
   /** One thread of a run: its buffers, its loop, its warm-up and its measurement. */
@@ -337,7 +363,7 @@ final class BenchInitiator implements AutoCloseable {
               endpoints[thread],
               cfg,
               peers[thread],
-              thread * cfg.threadStride(),
+              elementsAt + thread * cfg.threadStride(),
               key,
               cfg.window(),
               buffers);

@@ -15,6 +15,9 @@ import org.HdrHistogram.Histogram;
  * @param check what the target's region held afterwards
  * @param cpusAllowed each measuring thread's {@code Cpus_allowed_list}, read by the thread itself
  *     after it was pinned ({@code -c}); empty when nothing was pinned
+ * @param startNanos when the first thread started measuring ({@code System.nanoTime}: the host's
+ *     monotonic clock, which every process of the host shares)
+ * @param endNanos when the last thread finished measuring, on the same clock
  */
 record BenchResult(
     BenchConfig config,
@@ -24,7 +27,9 @@ record BenchResult(
     Histogram histogram,
     int error,
     TargetCheck check,
-    List<String> cpusAllowed) {
+    List<String> cpusAllowed,
+    long startNanos,
+    long endNanos) {
 
   /** Calls completed while measuring, all threads. */
   long ops() {

@@ -41,6 +41,19 @@ final class BenchSession {
   private String serveRegion;
   private CellSelection matrix;
   private CpuSet cpus;
+  private long elementsAt;
+  private ParentWatch parent;
+
+  /**
+   * Runs as one initiator of bench -P: its threads' elements from byte {@code offset} of the
+   * serve's region on, measuring once {@code parent} says go, its figures in the JSON's {@code
+   * process}.
+   */
+  BenchSession asInitiatorOfProcesses(long offset, ParentWatch parent) {
+    this.elementsAt = offset;
+    this.parent = parent;
+    return this;
+  }
 
   /** Runs every cell of {@code selection} (more than one), each as a cell of its own. */
   BenchSession matrix(CellSelection selection) {
@@ -169,7 +182,8 @@ final class BenchSession {
 
   /** The target region's bytes: the cell's, or a matrix's widest cell's. */
   private long regionBytes() {
-    return matrix == null ? cfg.regionBytes() : MatrixRun.regionBytes(cfg, matrix.cells());
+    return elementsAt
+        + (matrix == null ? cfg.regionBytes() : MatrixRun.regionBytes(cfg, matrix.cells()));
   }
 
   private int run(String host, int port, ServeLink serve, PrintStream stdout) throws IOException {
@@ -184,6 +198,15 @@ final class BenchSession {
                     metricsBind, metricsPort, initiator.domains(), metricsLatency, err)) {
       if (fetchedFile != null) {
         initiator.keepFetched();
+      }
+      initiator.elementsAt(elementsAt);
+      if (parent != null) {
+        initiator.beforeMeasuring(
+            () -> {
+              stdout.println(ParentWatch.WARMED_UP);
+              stdout.flush();
+              parent.awaitGo();
+            });
       }
       if (cpus != null) {
         initiator.pinTo(cpus);
@@ -286,7 +309,7 @@ final class BenchSession {
         CsvLine.row(stdout, outputs.ranks(), facts.attr().mechanism().name(), facts.path(), r);
       }
     }
-    writeFiles(facts, main, outputs.sweepWindow() ? results : null, vs);
+    writeFiles(facts, main, outputs.sweepWindow() ? results : null, vs, initiator.domains());
     if (fetchedFile != null && initiator.fetched() != null) {
       writeFetched(initiator.fetched());
     }
@@ -505,11 +528,22 @@ final class BenchSession {
   }
 
   private void writeFiles(
-      RunFacts facts, BenchResult main, List<BenchResult> sweep, PerftestComparison vs)
+      RunFacts facts,
+      BenchResult main,
+      List<BenchResult> sweep,
+      PerftestComparison vs,
+      List<dev.fiucx.Domain> domains)
       throws IOException {
     if (outputs.json() != null) {
       JsonReport.write(
-          outputs.json(), cfg, facts, new JsonReport.Run(outputs.ranks(), cpus), main, sweep, vs);
+          outputs.json(),
+          cfg,
+          facts,
+          new JsonReport.Run(outputs.ranks(), cpus),
+          main,
+          sweep,
+          vs,
+          parent == null ? null : InitiatorFigures.section(main, domains));
     }
     if (outputs.html() != null) {
       MatrixPage.write(
@@ -553,9 +587,17 @@ final class BenchSession {
 
   /** The cell as the initiator's domain answers it; an invalid cell or count is a usage error. */
   private AtomicAttr checkedCell(BenchInitiator initiator) {
+    return checkedCell(cfg, initiator.domain());
+  }
+
+  /**
+   * The cell of {@code cfg} as {@code domain} answers it; an invalid cell or count is a usage
+   * error.
+   */
+  static AtomicAttr checkedCell(BenchConfig cfg, dev.fiucx.Domain domain) {
     AtomicAttr attr;
     try {
-      attr = initiator.domain().queryAtomic(cfg.datatype(), cfg.op(), cfg.family().queryFlag());
+      attr = domain.queryAtomic(cfg.datatype(), cfg.op(), cfg.family().queryFlag());
     } catch (FiException e) {
       throw new BenchUsageException(
           cfg.cellLabel() + " is not an atomic this provider carries out (" + e.getMessage() + ")");

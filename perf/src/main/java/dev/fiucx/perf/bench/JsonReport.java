@@ -35,6 +35,23 @@ final class JsonReport {
       List<BenchResult> sweep,
       PerftestComparison vs)
       throws IOException {
+    write(file, cfg, facts, run, result, sweep, vs, null);
+  }
+
+  /**
+   * The same, with {@code more}'s fields at the top level after the rest (bench -P's {@code
+   * processes}, an initiator's {@code process}), or null.
+   */
+  static void write(
+      Path file,
+      BenchConfig cfg,
+      RunFacts facts,
+      Run run,
+      BenchResult result,
+      List<BenchResult> sweep,
+      PerftestComparison vs,
+      ObjectNode more)
+      throws IOException {
     ObjectNode root = facts(cfg, facts, run);
     ObjectNode cell = root.putObject("cell");
     cell.put("family", cfg.family().label());
@@ -53,6 +70,9 @@ final class JsonReport {
     }
     if (vs != null) {
       root.set("vs_ucx_perftest", comparison(vs));
+    }
+    if (more != null) {
+      root.setAll(more);
     }
     JSON.writeValue(file.toFile(), root);
   }

@@ -2,6 +2,10 @@ package dev.fiucx.perf.bench;
 
 import dev.fiucx.FiDatatype;
 import dev.fiucx.FiOp;
+import dev.fiucx.semantics.ElementSemantics;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 import java.util.HexFormat;
 
@@ -117,6 +121,91 @@ record TargetCheck(boolean checked, boolean ok, String detail) {
     long total = Arrays.stream(callsPerThread).sum();
     return new TargetCheck(
         true, true, "every element holds what " + total + " calls (warm-up included) leave");
+  }
+
+  /**
+   * bench -P's check: each slot's elements (a thread's, or with --same-element every initiator's
+   * thread of that number) against what its calls leave from what it held before the run.
+   *
+   * @param start each slot's bytes before the initiators started ({@code count} elements)
+   * @param end each slot's bytes after every initiator ended
+   * @param callsPerSlot every call made on each slot's elements, warm-up included, all initiators
+   */
+  static TargetCheck ofSlots(BenchConfig cfg, byte[][] start, byte[][] end, long[] callsPerSlot) {
+    int size = cfg.datatype().size();
+    for (int s = 0; s < start.length; s++) {
+      for (int e = 0; e < cfg.count(); e++) {
+        byte[] before = Arrays.copyOfRange(start[s], e * size, (e + 1) * size);
+        byte[] got = Arrays.copyOfRange(end[s], e * size, (e + 1) * size);
+        byte[] want = after(cfg.op(), cfg.datatype(), before, callsPerSlot[s]);
+        if (want == null) {
+          return NOT_CHECKABLE;
+        }
+        if (!sameValue(cfg.datatype(), want, got)) {
+          return new TargetCheck(
+              true,
+              false,
+              String.format(
+                  "slot %d element %d holds %s, expected %s after %d calls from %s",
+                  s,
+                  e,
+                  HexFormat.of().formatHex(got),
+                  HexFormat.of().formatHex(want),
+                  callsPerSlot[s],
+                  HexFormat.of().formatHex(before)));
+        }
+      }
+    }
+    long total = Arrays.stream(callsPerSlot).sum();
+    return new TargetCheck(
+        true,
+        true,
+        "every element holds what "
+            + total
+            + " calls of all initiators (warm-up included) leave on what it held before");
+  }
+
+  /** Floating-point sums from a value other than zero are added one by one, up to this many. */
+  static final long MAX_STEPS = 1L << 22;
+
+  /**
+   * The element {@code start} after {@code calls} calls of {@code op} (operand one, compare zero),
+   * or null where {@link Operands#expected} has nothing exact from zero (or a floating-point sum
+   * from another value would take more than {@link #MAX_STEPS} additions). Every call has the same
+   * operand, so the order of the calls does not matter: the result is the op applied {@code calls}
+   * times, and every op that {@link Operands#expected} knows but SUM is settled after one call
+   * (BXOR after two).
+   */
+  static byte[] after(FiOp op, FiDatatype dt, byte[] start, long calls) {
+    byte[] fromZero = Operands.expected(op, dt, calls);
+    if (fromZero == null || Arrays.equals(start, Operands.zero(dt))) {
+      return fromZero;
+    }
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment target = arena.allocate(dt.size(), 16);
+      MemorySegment.copy(start, 0, target, ValueLayout.JAVA_BYTE, 0, start.length);
+      MemorySegment operand = arena.allocate(dt.size(), 16);
+      byte[] one = Operands.one(dt);
+      MemorySegment.copy(one, 0, operand, ValueLayout.JAVA_BYTE, 0, one.length);
+      MemorySegment compare = arena.allocate(dt.size(), 16);
+      long steps;
+      if (op == FiOp.SUM && dt.isInteger()) {
+        long bits = ElementSemantics.load(target, 0, dt.size()) + calls;
+        ElementSemantics.store(target, 0, dt.size(), bits);
+        steps = 0;
+      } else if (op == FiOp.SUM) {
+        if (calls > MAX_STEPS) {
+          return null;
+        }
+        steps = calls;
+      } else {
+        steps = op == FiOp.BXOR ? calls % 2 : Math.min(calls, 1);
+      }
+      for (long i = 0; i < steps; i++) {
+        ElementSemantics.apply(op, dt, target, 0, operand, 0, compare, 0, null, 0);
+      }
+      return target.toArray(ValueLayout.JAVA_BYTE);
+    }
   }
 
   /** Bytes equal, except the 6 padding bytes of each 16-byte long double, which are don't-care. */
