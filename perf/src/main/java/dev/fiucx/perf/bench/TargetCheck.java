@@ -170,16 +170,21 @@ record TargetCheck(boolean checked, boolean ok, String detail) {
 
   /**
    * The element {@code start} after {@code calls} calls of {@code op} (operand one, compare zero),
-   * or null where {@link Operands#expected} has nothing exact from zero (or a floating-point sum
-   * from another value would take more than {@link #MAX_STEPS} additions). Every call has the same
-   * operand, so the order of the calls does not matter: the result is the op applied {@code calls}
-   * times, and every op that {@link Operands#expected} knows but SUM is settled after one call
-   * (BXOR after two).
+   * or null where (op, datatype) is valid in no family, or a floating-point sum from a value other
+   * than zero would take more than {@link #MAX_STEPS} additions. Every call has the same operand,
+   * so the order of the calls does not matter: the result is the op applied {@code calls} times
+   * ({@link RepeatedCall}, which finds where the values repeat). A floating-point sum from another
+   * value than zero never repeats until it stops growing, so it is added one by one.
    */
   static byte[] after(FiOp op, FiDatatype dt, byte[] start, long calls) {
-    byte[] fromZero = Operands.expected(op, dt, calls);
-    if (fromZero == null || Arrays.equals(start, Operands.zero(dt))) {
-      return fromZero;
+    if (Arrays.equals(start, Operands.zero(dt))) {
+      return Operands.expected(op, dt, calls);
+    }
+    if (op != FiOp.SUM || dt.isInteger()) {
+      return RepeatedCall.after(op, dt, start, Operands.one(dt), Operands.zero(dt), calls);
+    }
+    if (calls > MAX_STEPS) {
+      return null;
     }
     try (Arena arena = Arena.ofConfined()) {
       MemorySegment target = arena.allocate(dt.size(), 16);
@@ -188,20 +193,7 @@ record TargetCheck(boolean checked, boolean ok, String detail) {
       byte[] one = Operands.one(dt);
       MemorySegment.copy(one, 0, operand, ValueLayout.JAVA_BYTE, 0, one.length);
       MemorySegment compare = arena.allocate(dt.size(), 16);
-      long steps;
-      if (op == FiOp.SUM && dt.isInteger()) {
-        long bits = ElementSemantics.load(target, 0, dt.size()) + calls;
-        ElementSemantics.store(target, 0, dt.size(), bits);
-        steps = 0;
-      } else if (op == FiOp.SUM) {
-        if (calls > MAX_STEPS) {
-          return null;
-        }
-        steps = calls;
-      } else {
-        steps = op == FiOp.BXOR ? calls % 2 : Math.min(calls, 1);
-      }
-      for (long i = 0; i < steps; i++) {
+      for (long i = 0; i < calls; i++) {
         ElementSemantics.apply(op, dt, target, 0, operand, 0, compare, 0, null, 0);
       }
       return target.toArray(ValueLayout.JAVA_BYTE);

@@ -257,7 +257,22 @@ class BenchProcessesTest {
     assertEquals(
         hex(Operands.of(dev.fiucx.FiDatatype.INT32, 9)),
         hex(after("CSWAP", "INT32", Operands.of(dev.fiucx.FiDatatype.INT32, 9), 3)));
-    assertEquals(null, after("PROD", "INT64", Operands.of(dev.fiucx.FiDatatype.INT64, 2), 3));
+    // PROD with one keeps the element; LXOR with one gives !x, so 5 is 0 after an odd count and 1
+    // (true) after an even one, never 5 again
+    assertEquals(
+        hex(Operands.of(dev.fiucx.FiDatatype.INT64, 2)),
+        hex(after("PROD", "INT64", Operands.of(dev.fiucx.FiDatatype.INT64, 2), 3)));
+    assertEquals(
+        hex(Operands.of(dev.fiucx.FiDatatype.INT16, 0)),
+        hex(after("LXOR", "INT16", Operands.of(dev.fiucx.FiDatatype.INT16, 5), 3)));
+    assertEquals(
+        hex(Operands.of(dev.fiucx.FiDatatype.INT16, 1)),
+        hex(after("LXOR", "INT16", Operands.of(dev.fiucx.FiDatatype.INT16, 5), 4)));
+    // a float sum from another value than zero past the additions it may take: not checkable
+    assertEquals(
+        null,
+        after(
+            "SUM", "FLOAT", Operands.of(dev.fiucx.FiDatatype.FLOAT, 3), TargetCheck.MAX_STEPS + 1));
   }
 
   private static byte[] after(String op, String dt, byte[] start, long calls) {
