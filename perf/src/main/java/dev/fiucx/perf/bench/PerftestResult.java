@@ -36,17 +36,31 @@ public record PerftestResult(
       try {
         return new PerftestResult(
             Long.parseLong(w[0]),
-            Double.parseDouble(w[1]),
-            Double.parseDouble(w[2]),
-            Double.parseDouble(w[3]),
-            Double.parseDouble(w[4]),
-            Double.parseDouble(w[5]),
-            Double.parseDouble(w[6]),
-            Double.parseDouble(w[7]));
+            number(w[1]),
+            number(w[2]),
+            number(w[3]),
+            number(w[4]),
+            number(w[5]),
+            number(w[6]),
+            number(w[7]));
       } catch (NumberFormatException e) {
         throw new IOException("cannot read ucx_perftest's final line: " + line, e);
       }
     }
     throw new IOException("ucx_perftest printed no 'Final:' line");
+  }
+
+  /**
+   * One column as C's printf wrote it: a number, or {@code inf}, {@code -inf}, {@code nan}, {@code
+   * -nan} (an "average" over a last report interval that took no measurable time prints inf: seen
+   * under an emulated CPU).
+   */
+  private static double number(String column) {
+    return switch (column) {
+      case "inf" -> Double.POSITIVE_INFINITY;
+      case "-inf" -> Double.NEGATIVE_INFINITY;
+      case "nan", "-nan" -> Double.NaN;
+      default -> Double.parseDouble(column);
+    };
   }
 }

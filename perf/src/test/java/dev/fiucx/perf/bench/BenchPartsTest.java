@@ -133,6 +133,22 @@ class BenchPartsTest {
     assertEquals(24522902, r.averageRate());
     assertEquals(5047421, r.overallRate());
     assertThrows(IOException.class, () -> PerftestResult.parse(List.of("Waiting for connection")));
+    // its final line in the Soft-RoCE VM (TCG): the last interval's average took no time
+    PerftestResult emulated =
+        PerftestResult.parse(
+            List.of(
+                "Final:                   500  19766.000       inf 31185.936        0.00       0.00"
+                    + "           0          32"));
+    assertEquals(19766.0, emulated.p50Micros());
+    assertEquals(Double.POSITIVE_INFINITY, emulated.averageLatencyMicros());
+    assertEquals(31185.936, emulated.overallLatencyMicros());
+    assertEquals(32, emulated.overallRate());
+    assertTrue(
+        Double.isNaN(
+            PerftestResult.parse(List.of("Final: 1 1.0 -nan 1.0 0.00 0.00 0 1"))
+                .averageLatencyMicros()));
+    assertThrows(
+        IOException.class, () -> PerftestResult.parse(List.of("Final: 1 1.0 x 1 0 0 0 1")));
   }
 
   @Test
