@@ -234,14 +234,7 @@ final class UcxPeer implements TransportPeer {
     UcxRemoteRegion r = (UcxRemoteRegion) remote;
     MemorySegment m = r.mapping();
     if (m != null) {
-      if (resultAddress == 0 && op == RemoteAtomicOp.SWAP) {
-        return -FiErrno.EINVAL; // as through UCX: a swap always fetches
-      }
-      long old = MappedWords.apply(m, offset, op, size, value);
-      if (resultAddress != 0) {
-        MappedAtomics.store(resultAddress, size, old);
-      }
-      return DONE;
+      return postMapped(m, offset, op, size, value, 0, resultAddress);
     }
     if (!enterPost(r)) {
       return -FiErrno.EKEYREJECTED;
@@ -262,6 +255,33 @@ final class UcxPeer implements TransportPeer {
       exitPost();
     }
     return track(rc, token);
+  }
+
+  /**
+   * The direct path's element, {@link MappedWords#element} on the peer's region mapped into this
+   * process: done when it returns ({@link #DONE}, never pending, so nothing is tracked), its old
+   * value stored at {@code resultAddress} unless that is 0. A SWAP or CSWAP without a result
+   * address is refused before the word is touched, with {@code -FI_EINVAL} as through UCX (which
+   * asserts on a swap without a reply buffer).
+   */
+  private static int postMapped(
+      MemorySegment m,
+      long offset,
+      RemoteAtomicOp op,
+      int size,
+      long value,
+      long compare,
+      long resultAddress) {
+    if (resultAddress != 0) {
+      MappedAtomics.store(
+          resultAddress, size, MappedWords.element(m, offset, op, size, value, compare));
+      return DONE;
+    }
+    if (op == RemoteAtomicOp.SWAP || op == RemoteAtomicOp.CSWAP) {
+      return -FiErrno.EINVAL;
+    }
+    MappedWords.element(m, offset, op, size, value, compare);
+    return DONE;
   }
 
   /**
@@ -308,12 +328,7 @@ final class UcxPeer implements TransportPeer {
     UcxRemoteRegion r = (UcxRemoteRegion) remote;
     MemorySegment m = r.mapping();
     if (m != null) {
-      if (resultAddress == 0) {
-        return -FiErrno.EINVAL; // as through UCX: a compare-and-swap always fetches
-      }
-      MappedAtomics.store(
-          resultAddress, size, MappedWords.compareSwap(m, offset, size, compare, swap));
-      return DONE;
+      return postMapped(m, offset, RemoteAtomicOp.CSWAP, size, swap, compare, resultAddress);
     }
     if (!enterPost(r)) {
       return -FiErrno.EKEYREJECTED;
