@@ -27,7 +27,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * regions out as mapped into this process, as a shared-memory transport does, so that the engine
  * may run one-element calls on them in place. Told to {@link #holdUntilProgress}, it carries out
  * what was posted only at the next progress, newest first: nothing orders a transport's operations
- * unless the engine waits for their completions.
+ * unless the engine waits for their completions. Told to {@link #holdUntilReleased}, it keeps what
+ * was posted until the test {@link #releaseHeld releases} it: a slow operation whose end the test
+ * decides. Its peers can be told they {@link #peersFailed failed}.
  */
 final class LoopbackTransport implements Transport {
   private final TransportCompletions completions;
@@ -41,6 +43,12 @@ final class LoopbackTransport implements Transport {
 
   /** While set, posts are carried out at the next progress, the newest first. */
   volatile boolean holdUntilProgress;
+
+  /** While set, posts wait for {@link #releaseHeld}: progress neither carries out nor ends them. */
+  volatile boolean holdUntilReleased;
+
+  /** What every peer's {@link TransportPeer#failed} says. */
+  volatile boolean peersFailed;
 
   /** Atomics, gets and puts posted, the self-test's included. */
   final AtomicLong posts = new AtomicLong();
@@ -133,8 +141,10 @@ final class LoopbackTransport implements Transport {
     if (e != null) {
       throw e;
     }
-    for (Runnable op; (op = held.pollLast()) != null; ) {
-      op.run();
+    if (!holdUntilReleased) {
+      for (Runnable op; (op = held.pollLast()) != null; ) {
+        op.run();
+      }
     }
     int events = 0;
     for (Long token; (token = done.poll()) != null; events++) {
@@ -165,11 +175,23 @@ final class LoopbackTransport implements Transport {
   }
 
   /**
+   * Carries out what {@link #holdUntilReleased} kept, the oldest first; their completions come with
+   * the next progress. Returns how many.
+   */
+  int releaseHeld() {
+    int n = 0;
+    for (Runnable op; (op = held.pollFirst()) != null; n++) {
+      op.run();
+    }
+    return n;
+  }
+
+  /**
    * Carries out {@code op} now, or at the next progress while held; then completes {@code token}.
    */
   private void carryOut(long token, Runnable op) {
     posts.incrementAndGet();
-    if (holdUntilProgress) {
+    if (holdUntilProgress || holdUntilReleased) {
       held.add(
           () -> {
             op.run();
@@ -294,7 +316,7 @@ final class LoopbackTransport implements Transport {
 
     @Override
     public boolean failed() {
-      return false;
+      return peersFailed;
     }
 
     @Override
