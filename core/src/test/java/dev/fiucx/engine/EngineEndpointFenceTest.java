@@ -18,6 +18,11 @@ import dev.fiucx.RmaIoc;
 import dev.fiucx.engine.LoopbackRig.Mode;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -313,6 +318,99 @@ class EngineEndpointFenceTest {
     assertEquals(1, r.word(0));
     assertEquals(1, r.reads.readErr());
     assertEquals(1, r.writes.readErr());
+  }
+
+  /**
+   * Thousands of calls under automatic progress, with a transport that carries out what was posted
+   * at the next progress, newest first (so only a fence orders anything): the progress thread
+   * starts deferred calls while the caller makes more. Every fenced read sees at least every sum
+   * made before it and at most those made before the next fenced read; every completion comes
+   * exactly once, no error entry, and the word ends at the number of sums.
+   */
+  @Test
+  void fencesAmongManyCallsUnderAutomaticProgress() {
+    r = new LoopbackRig(Mode.AUTO, FiFlags.TRANSMIT);
+    r.transport.holdUntilProgress = true;
+    Random random = new Random(42);
+    List<long[]> reads = new ArrayList<>(); // {sums before, sums at the next}
+    List<MemorySegment> results = new ArrayList<>();
+    Set<Object> seen = new HashSet<>();
+    CqEntry[] entries = {new CqEntry(), new CqEntry(), new CqEntry(), new CqEntry()};
+    MemorySegment one = r.longs(1);
+    long sums = 0;
+    int expected = 0; // completions: every call but inject writes one
+    int read = 0;
+    for (int i = 0; i < 3000; i++) {
+      int kind = random.nextInt(20);
+      Integer context = i;
+      int rc;
+      while (true) {
+        if (kind < 12) {
+          rc = sum(one, 0, context);
+        } else if (kind < 15) {
+          rc = r.ep.injectAtomic(one, 1, r.peer, 0, r.key, FiDatatype.UINT64, FiOp.SUM);
+        } else if (kind < 16) {
+          rc =
+              r.ep.atomicv(
+                  new Ioc[] {new Ioc(one, 1)},
+                  null,
+                  1,
+                  r.peer,
+                  0,
+                  r.key,
+                  FiDatatype.UINT64,
+                  FiOp.SUM,
+                  context);
+        } else {
+          MemorySegment result = r.longs(-1);
+          rc = fenced(FiOp.SUM, 0, result, context, FiFlags.COMPLETION);
+          if (rc == 0) {
+            if (!reads.isEmpty()) {
+              reads.get(reads.size() - 1)[1] = sums;
+            }
+            reads.add(new long[] {sums, Long.MAX_VALUE});
+            results.add(result);
+          }
+        }
+        if (rc != -FiErrno.EAGAIN) {
+          break;
+        }
+        read += readInto(entries, seen);
+      }
+      assertEquals(0, rc, "call " + i);
+      if (kind < 16) {
+        sums++;
+      }
+      if (kind < 12 || kind >= 15) {
+        expected++;
+      }
+    }
+    while (read < expected) {
+      read += readInto(entries, seen);
+    }
+    assertEquals(expected, read);
+    LoopbackRig.awaitCount(r.writes, sums);
+    r.noCompletion();
+    assertEquals(-FiErrno.EAGAIN, r.cq.readErr(new CqErrEntry()), "no error entry");
+    assertEquals(sums, r.word(0));
+    for (int k = 0; k < reads.size(); k++) {
+      long got = results.get(k).get(JAVA_LONG, 0);
+      long[] bounds = reads.get(k);
+      assertTrue(
+          got >= bounds[0] && got <= Math.min(bounds[1], sums),
+          "fenced read " + k + " saw " + got + ", not in [" + bounds[0] + ", " + bounds[1] + "]");
+    }
+    assertTrue(reads.size() > 400, "fenced reads: " + reads.size());
+  }
+
+  /** Reads what the queue holds (waiting up to 10 s for one); each context must be new. */
+  private int readInto(CqEntry[] entries, Set<Object> seen) {
+    int n = r.cq.sread(entries, entries.length, 10_000);
+    assertTrue(n > 0, "a completion: " + FiErrno.errorString(n));
+    for (int k = 0; k < n; k++) {
+      assertTrue(seen.add(entries[k].opContext), "twice: " + entries[k].opContext);
+    }
+    return n;
   }
 
   /** A sum of 1 on words 0 and 8 (two elements: posted in every mode), held until released. */

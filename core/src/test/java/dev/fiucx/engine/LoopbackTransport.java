@@ -37,6 +37,10 @@ final class LoopbackTransport implements Transport {
   private final Map<Long, ExposedRegion> regions = new ConcurrentHashMap<>();
   private final ConcurrentLinkedQueue<Long> done = new ConcurrentLinkedQueue<>();
   private final ConcurrentLinkedDeque<Runnable> held = new ConcurrentLinkedDeque<>();
+
+  /** What {@link #holdUntilReleased} keeps: progress never takes it. */
+  private final ConcurrentLinkedQueue<Runnable> kept = new ConcurrentLinkedQueue<>();
+
   private final boolean mapped;
   private long nextKey = 1;
   private final AtomicInteger keysResolved = new AtomicInteger();
@@ -141,10 +145,8 @@ final class LoopbackTransport implements Transport {
     if (e != null) {
       throw e;
     }
-    if (!holdUntilReleased) {
-      for (Runnable op; (op = held.pollLast()) != null; ) {
-        op.run();
-      }
+    for (Runnable op; (op = held.pollLast()) != null; ) {
+      op.run();
     }
     int events = 0;
     for (Long token; (token = done.poll()) != null; events++) {
@@ -180,26 +182,29 @@ final class LoopbackTransport implements Transport {
    */
   int releaseHeld() {
     int n = 0;
-    for (Runnable op; (op = held.pollFirst()) != null; n++) {
+    for (Runnable op; (op = kept.poll()) != null; n++) {
       op.run();
     }
     return n;
   }
 
   /**
-   * Carries out {@code op} now, or at the next progress while held; then completes {@code token}.
+   * Carries out {@code op} now, at the next progress while {@link #holdUntilProgress}, or when
+   * released while {@link #holdUntilReleased}; then completes {@code token}.
    */
   private void carryOut(long token, Runnable op) {
     posts.incrementAndGet();
-    if (holdUntilProgress || holdUntilReleased) {
-      held.add(
-          () -> {
-            op.run();
-            done.add(token);
-          });
+    Runnable carried =
+        () -> {
+          op.run();
+          done.add(token);
+        };
+    if (holdUntilReleased) {
+      kept.add(carried);
+    } else if (holdUntilProgress) {
+      held.add(carried);
     } else {
-      op.run();
-      done.add(token);
+      carried.run();
     }
   }
 
