@@ -4,11 +4,11 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * An RDM endpoint that initiates atomics: libfabric's {@code struct fid_ep} with the calls of
- * fi_atomic(3). Every operation call returns 0 once the operation is posted, or a negative {@link
- * FiErrno} value and changes nothing; it never throws. {@code count} is in elements of {@code
- * datatype}; {@code addr} is a byte offset into the target region (or a virtual address when the
- * domain uses them); {@code desc} arguments may be null. Completions go to the bound CQ and
- * counters.
+ * fi_atomic(3). Every operation call returns 0 once the operation is posted (or deferred behind an
+ * {@code FI_FENCE}, see below), or a negative {@link FiErrno} value and changes nothing; it never
+ * throws. {@code count} is in elements of {@code datatype}; {@code addr} is a byte offset into the
+ * target region (or a virtual address when the domain uses them); {@code desc} arguments may be
+ * null. Completions go to the bound CQ and counters.
  *
  * <p><b>Local buffers.</b> Every buffer is checked before anything is posted: present, long enough
  * for its count, its arena open, and not confined to another thread; result buffers must also be
@@ -77,16 +77,25 @@ import java.lang.foreign.MemorySegment;
  *   <tr><td>{@code -FI_EFAULT}</td><td>the target range leaves the region</td></tr>
  *   <tr><td>{@code -FI_ENOCQ}</td><td>the call wants a completion and no completion queue is
  *       bound</td></tr>
- *   <tr><td>{@code -FI_ETIMEDOUT}</td><td>{@code FI_FENCE}: the earlier operations did not
- *       complete within 30 s</td></tr>
  *   <tr><td>{@code -FI_EAGAIN}</td><td>no room now: the completion queue is full of completions
- *       not yet read, too many operations are in flight, or an emulation engine is full; read
- *       the queue and call again</td></tr>
+ *       not yet read, too many operations are in flight, an emulation engine is full, or 4096
+ *       calls wait behind an {@code FI_FENCE}; read the queue and call again</td></tr>
  * </table>
  *
  * <p>Beyond these, the post itself may fail with what the transport reports. An operation that
  * fails after it was posted is reported by its completion queue as an error entry ({@link
  * CompletionQueue#readErr}) and by its counter's error count, not by the call.
+ *
+ * <p><b>{@code FI_FENCE}</b> (a message call's flag) never blocks the caller. A fenced call is
+ * checked as any call and refused at once with the same value. When an earlier operation of the
+ * endpoint is still in flight, it returns 0 and is deferred; every call made while one is deferred
+ * is checked, then deferred behind it, fenced or not. Progress (a completion-queue or counter read;
+ * the domain's progress thread under automatic progress) starts the deferred calls in the order
+ * they were made, a fenced one once every operation before it has completed. A deferred call keeps
+ * copies of its operands and compare values (an {@code INJECT} operand's buffer, the iov arrays and
+ * the message are the caller's again when the call returns; result buffers must stay usable until
+ * the completion, as for any call). It ends as any operation: its completion, or an error entry
+ * with its context ({@code -FI_ECONNRESET} when its peer failed before it started).
  *
  * <p>Set-up calls throw {@link FiException}: {@code bind} {@code FI_EINVAL} (an object of another
  * provider or domain, a second binding of the same kind), {@code FI_EBADFLAGS} (flags other than
@@ -97,7 +106,8 @@ import java.lang.foreign.MemorySegment;
  * already enabled.
  *
  * <p>After {@link #close} every operation call returns {@code -FI_EOPBADSTATE}, and {@code bind},
- * {@link #enable} and {@link #atomicPath} throw it; closing twice does nothing. {@link #close}
+ * {@link #enable} and {@link #atomicPath} throw it; closing twice does nothing. {@link #close} ends
+ * every call still deferred by {@code FI_FENCE} with an {@code -FI_ECANCELED} error entry, then
  * waits for the operations in flight (up to 30 s).
  */
 public interface Endpoint extends AutoCloseable {
@@ -192,7 +202,8 @@ public interface Endpoint extends AutoCloseable {
    * @param msg the operands, the target peer, the target's ranges, datatype, op and context
    * @param flags {@link FiFlags} of the call ({@code COMPLETION}, {@code INJECT}, {@code FENCE},
    *     ...)
-   * @return 0 once the operation is posted, or a negative {@link FiErrno} value
+   * @return 0 once the operation is posted or deferred ({@code FENCE}), or a negative {@link
+   *     FiErrno} value
    */
   int atomicmsg(AtomicMsg msg, long flags);
 
@@ -294,7 +305,8 @@ public interface Endpoint extends AutoCloseable {
    * @param resultCount how many entries of {@code resultv} are used
    * @param flags {@link FiFlags} of the call ({@code COMPLETION}, {@code INJECT}, {@code FENCE},
    *     ...)
-   * @return 0 once the operation is posted, or a negative {@link FiErrno} value
+   * @return 0 once the operation is posted or deferred ({@code FENCE}), or a negative {@link
+   *     FiErrno} value
    */
   int fetchAtomicmsg(
       AtomicMsg msg, Ioc[] resultv, MemoryRegion[] resultDesc, int resultCount, long flags);
@@ -386,7 +398,8 @@ public interface Endpoint extends AutoCloseable {
    * @param resultCount how many entries of {@code resultv} are used
    * @param flags {@link FiFlags} of the call ({@code COMPLETION}, {@code INJECT}, {@code FENCE},
    *     ...)
-   * @return 0 once the operation is posted, or a negative {@link FiErrno} value
+   * @return 0 once the operation is posted or deferred ({@code FENCE}), or a negative {@link
+   *     FiErrno} value
    */
   int compareAtomicmsg(
       AtomicMsg msg,

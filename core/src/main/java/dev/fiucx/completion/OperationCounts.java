@@ -110,6 +110,22 @@ public final class OperationCounts {
     }
   }
 
+  /**
+   * An operation on {@code cell} of {@code elements} elements that ended with {@code status} (a
+   * negative errno) before it was posted: a call deferred by {@code FI_FENCE} that was cancelled or
+   * could no longer start. Counted as an operation that ended so, never as opened.
+   */
+  public void endedUnposted(AtomicCell cell, long elements, int status) {
+    int at = Side.cellAt(index(cell), status == 0);
+    poster.add(at, 1);
+    if (elements != 1) {
+      poster.add(at + 1, elements - 1);
+    }
+    if (status != 0) {
+      poster.add(Side.completionErrorAt(-status), 1);
+    }
+  }
+
   /** Counts a refused call's {@code rc} when negative; returns it. */
   public int refused(int rc) {
     if (rc < 0) {

@@ -234,11 +234,11 @@ public final class PendingOperations {
     return remaining[slot] += delta;
   }
 
-  /** Frees a slot whose operation posted nothing; gives back its completion reservation. */
+  /**
+   * Frees a slot whose operation posted nothing. Its completion reservation stays the poster's,
+   * which gives it back or (a deferred call that starts later) keeps it.
+   */
   public void cancel(int slot) {
-    if (reserved[slot]) {
-      queues[slot].release();
-    }
     free(slot);
   }
 

@@ -56,6 +56,16 @@ public final class LocalElements implements CallChecks.LocalSide {
     return 0;
   }
 
+  /**
+   * The first {@code iovs} of {@code buffers} and their element {@code counts}, as a call kept them
+   * (a call deferred by {@code FI_FENCE}): its shape was checked when the call was made.
+   */
+  public void set(MemorySegment[] buffers, long[] counts, int iovs) {
+    System.arraycopy(buffers, 0, segments, 0, iovs);
+    System.arraycopy(counts, 0, this.counts, 0, iovs);
+    this.iovs = iovs;
+  }
+
   /** No buffers (the side is absent). */
   public void clear() {
     iovs = 0;
@@ -78,6 +88,11 @@ public final class LocalElements implements CallChecks.LocalSide {
   /** The side's {@code i}th buffer, after {@link #set}. */
   public MemorySegment segment(int i) {
     return segments[i];
+  }
+
+  /** The element count of the side's {@code i}th buffer, after {@link #set}. */
+  public long count(int i) {
+    return counts[i];
   }
 
   /** Starts a walk over elements of {@code elementSize} bytes. */

@@ -67,6 +67,37 @@ public final class RemoteElements implements CallChecks.RemoteSide {
   }
 
   /**
+   * Ranges whose keys a call resolved and checked when it was made (a call deferred by {@code
+   * FI_FENCE}): the first {@code iovs} regions, byte offsets in them and element counts.
+   */
+  public void setResolved(RemoteRegion[] regions, long[] offsets, long[] counts, int iovs) {
+    System.arraycopy(regions, 0, this.regions, 0, iovs);
+    System.arraycopy(offsets, 0, this.offsets, 0, iovs);
+    System.arraycopy(counts, 0, this.counts, 0, iovs);
+    this.iovs = iovs;
+  }
+
+  /** The number of ranges, after {@link #set}. */
+  public int iovs() {
+    return iovs;
+  }
+
+  /** The region of range {@code i}, after {@link #resolve} passed. */
+  public RemoteRegion resolvedRegion(int i) {
+    return regions[i];
+  }
+
+  /** The byte offset of range {@code i} in its region, after {@link #resolve} passed. */
+  public long resolvedOffset(int i) {
+    return offsets[i];
+  }
+
+  /** The element count of range {@code i}, after {@link #set}. */
+  public long count(int i) {
+    return counts[i];
+  }
+
+  /**
    * Total elements, or {@code -FI_EINVAL} for a negative count or no rma iovs. A sum beyond {@code
    * Long.MAX_VALUE} saturates there, so the count check says {@code -FI_EMSGSIZE} (more elements
    * than the cell's count) instead of a wrapped total being taken for a small one.

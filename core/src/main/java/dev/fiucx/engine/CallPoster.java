@@ -1,6 +1,7 @@
 package dev.fiucx.engine;
 
 import dev.fiucx.AtomicFamily;
+import dev.fiucx.CqErrEntry;
 import dev.fiucx.FiErrno;
 import dev.fiucx.FiFlags;
 import dev.fiucx.completion.CompletionCounter;
@@ -203,22 +204,46 @@ final class CallPoster {
    * negative {@code fi_errno}, nothing posted.
    */
   int post(Object context, long flags) {
-    AtomicCell cell = checks.cell();
-    long elements = checks.elements();
     boolean wantCompletion = wantsCompletion(flags, selective);
     if (wantCompletion && !cq.reserve()) {
       dispatcher.forget();
       return -FiErrno.EAGAIN;
     }
+    int rc =
+        postReserved(
+            checks.cell(),
+            checks.elements(),
+            checks.peer(),
+            checks.locks(),
+            context,
+            wantCompletion);
+    if (rc < 0 && wantCompletion) {
+      cq.release();
+    }
+    return rc;
+  }
+
+  /**
+   * {@link #post} of a call whose completion entry, when it wants one, is already reserved: its
+   * slot opened, then its {@code elements} elements on the dispatcher's walks posted. Returns 0, or
+   * a negative {@code fi_errno} with nothing posted and the reservation still the caller's ({@code
+   * -FI_EAGAIN}: no slot or no room in an emulation engine now).
+   *
+   * @param locks the peer's lock region (REMOTE_LOCK cells), else ignored
+   */
+  int postReserved(
+      AtomicCell cell,
+      long elements,
+      TransportPeer peer,
+      RemoteRegion locks,
+      Object context,
+      boolean wantCompletion) {
     boolean reads = cell.family() != AtomicFamily.BASE;
     long cqFlags = FiFlags.ATOMIC | (reads ? FiFlags.READ : FiFlags.WRITE);
     int slot =
         pending.open(
             context, cq, wantCompletion, reads ? readCounter : writeCounter, cqFlags, elements);
     if (slot < 0) {
-      if (wantCompletion) {
-        cq.release();
-      }
       dispatcher.forget();
       return slot;
     }
@@ -231,8 +256,7 @@ final class CallPoster {
     }
     counts.opened(slot, cell, elements, counts.start());
     long token = ((long) index << 32) | slot;
-    int pendingElements =
-        dispatcher.post(cell, checks.peer(), checks.locks(), elements, pending, slot, token);
+    int pendingElements = dispatcher.post(cell, peer, locks, elements, pending, slot, token);
     if (pendingElements < 0) {
       counts.cancelled();
       pending.cancel(slot);
@@ -243,5 +267,39 @@ final class CallPoster {
       domain.wakeProgress();
     }
     return 0;
+  }
+
+  /** Room for one completion entry in the bound queue ({@link CompletionRing#reserve}). */
+  boolean reserve() {
+    return cq.reserve();
+  }
+
+  /**
+   * Ends an operation that was never posted (a deferred call cancelled by close, or refused by what
+   * changed before it could start) with {@code status}: its error entry with its context in the
+   * bound queue (giving back its reservation when {@code reserved}), its counter's error count
+   * bumped, and counted as a failed operation.
+   *
+   * @param status a negative {@code fi_errno}
+   */
+  void failUnposted(AtomicCell cell, long elements, Object context, boolean reserved, int status) {
+    boolean reads = cell.family() != AtomicFamily.BASE;
+    counts.endedUnposted(cell, elements, status);
+    if (cq != null) {
+      CqErrEntry e = new CqErrEntry();
+      e.opContext = context;
+      e.flags = FiFlags.ATOMIC | (reads ? FiFlags.READ : FiFlags.WRITE);
+      e.err = -status;
+      e.errData = FiErrno.errorString(status);
+      if (reserved) {
+        cq.fail(e);
+      } else {
+        cq.failUnreserved(e);
+      }
+    }
+    CompletionCounter counter = reads ? readCounter : writeCounter;
+    if (counter != null) {
+      counter.incrementErrors();
+    }
   }
 }

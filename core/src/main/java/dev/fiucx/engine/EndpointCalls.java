@@ -7,6 +7,7 @@ import dev.fiucx.AtomicFamily;
 import dev.fiucx.AtomicMsg;
 import dev.fiucx.FiDatatype;
 import dev.fiucx.FiErrno;
+import dev.fiucx.FiFlags;
 import dev.fiucx.FiOp;
 import dev.fiucx.Ioc;
 import dev.fiucx.completion.OperationCounts;
@@ -25,6 +26,13 @@ import java.lang.foreign.MemorySegment;
  * and range as given ({@link CallChecks#checkOne}) and started by the route, which it then makes.
  * Every other call fills the dispatcher's element walks, is checked on them ({@link
  * CallChecks#check}) and posted by the {@link CallPoster}.
+ *
+ * <p>{@code FI_FENCE} (a message call's flag) never blocks: a fenced call that passed its checks
+ * while an operation of the endpoint is in flight is deferred ({@link DeferredCalls}) and returns
+ * 0. While a call is deferred, every call runs behind it ({@link #behind}): under the deferred
+ * calls' lock, without the route, checked as always, then deferred too, so the endpoint's calls
+ * start in the order they were made. A call made while none is deferred pays one volatile load for
+ * it.
  */
 final class EndpointCalls {
   private final CallGuard guard;
@@ -33,6 +41,13 @@ final class EndpointCalls {
   private final CallChecks checks;
   private final EndpointLookups lookups;
   private final DomainErrors errors;
+  private final DeferredCalls deferred;
+
+  /**
+   * Set while a call runs behind deferred ones ({@link #behind}, under their lock): once checked,
+   * it is deferred too.
+   */
+  private boolean behind;
 
   /** Set by {@link #enable}: non-null once enabled. */
   private CallPoster poster;
@@ -46,6 +61,7 @@ final class EndpointCalls {
    * @param guard who may be inside the calls
    * @param checks the endpoint's checks, over {@code dispatcher}'s walks
    * @param errors where an exception inside a call goes
+   * @param deferred the endpoint's calls deferred by {@code FI_FENCE}
    */
   EndpointCalls(
       CallGuard guard,
@@ -53,13 +69,15 @@ final class EndpointCalls {
       Dispatcher dispatcher,
       CallChecks checks,
       EndpointLookups lookups,
-      DomainErrors errors) {
+      DomainErrors errors,
+      DeferredCalls deferred) {
     this.guard = guard;
     this.counts = counts;
     this.dispatcher = dispatcher;
     this.checks = checks;
     this.lookups = lookups;
     this.errors = errors;
+    this.deferred = deferred;
   }
 
   /** The endpoint is enabled: calls are posted by {@code poster} and may take {@code route}. */
@@ -109,6 +127,11 @@ final class EndpointCalls {
   }
 
   private static final CallForm<MemorySegment, MemorySegment> PLAIN = EndpointCalls::runPlain;
+
+  /** {@link #PLAIN} without the route: behind deferred calls. */
+  private static final CallForm<MemorySegment, MemorySegment> PLAIN_CHECKED =
+      EndpointCalls::runPlainChecked;
+
   private static final CallForm<Ioc[], Ioc[]> VECTOR = EndpointCalls::runVector;
   private static final CallForm<AtomicMsg, Ioc[]> MESSAGE = EndpointCalls::runMessage;
 
@@ -117,10 +140,12 @@ final class EndpointCalls {
    * a refusing one): counts a refusal, logs it with the check that failed when DEBUG is on ({@link
    * CallFailures#refused}), and turns an exception into {@code -FI_EOTHER}, counted and handed to
    * the domain's error handler ({@link CallFailures#thrown}): an engine or transport failure, or a
-   * buffer closed or confined to another thread by a racing thread after its checks.
+   * buffer closed or confined to another thread by a racing thread after its checks. While a call
+   * is deferred, the call runs {@code behindForm} {@link #behind} it.
    */
   private <L, S> int guarded(
       CallForm<L, S> form,
+      CallForm<L, S> behindForm,
       AtomicFamily family,
       FiOp op,
       FiDatatype datatype,
@@ -141,22 +166,39 @@ final class EndpointCalls {
     }
     try {
       rc =
-          form.run(
-              this,
-              family,
-              op,
-              datatype,
-              operands,
-              count,
-              compares,
-              compareCount,
-              results,
-              resultCount,
-              destAddr,
-              addr,
-              key,
-              context,
-              flags);
+          deferred.backlog()
+              ? behind(
+                  behindForm,
+                  family,
+                  op,
+                  datatype,
+                  operands,
+                  count,
+                  compares,
+                  compareCount,
+                  results,
+                  resultCount,
+                  destAddr,
+                  addr,
+                  key,
+                  context,
+                  flags)
+              : form.run(
+                  this,
+                  family,
+                  op,
+                  datatype,
+                  operands,
+                  count,
+                  compares,
+                  compareCount,
+                  results,
+                  resultCount,
+                  destAddr,
+                  addr,
+                  key,
+                  context,
+                  flags);
       if (rc < 0) {
         CallFailures.refused(counts.refused(rc), family, op, datatype, checks.takeFailedCheck());
       }
@@ -167,6 +209,52 @@ final class EndpointCalls {
       return counts.refused(CallFailures.thrown(errors, e));
     } finally {
       guard.exit();
+    }
+  }
+
+  /**
+   * A call made while another is deferred: under the deferred calls' lock (progress starts none
+   * meanwhile), checked in full as any call, then deferred behind them. When progress started the
+   * last of them while this call waited for the lock, it runs as if none had been deferred.
+   */
+  private <L, S> int behind(
+      CallForm<L, S> form,
+      AtomicFamily family,
+      FiOp op,
+      FiDatatype datatype,
+      L operands,
+      long count,
+      S compares,
+      long compareCount,
+      S results,
+      long resultCount,
+      long destAddr,
+      long addr,
+      long key,
+      Object context,
+      long flags) {
+    deferred.lock();
+    try {
+      behind = deferred.backlog();
+      return form.run(
+          this,
+          family,
+          op,
+          datatype,
+          operands,
+          count,
+          compares,
+          compareCount,
+          results,
+          resultCount,
+          destAddr,
+          addr,
+          key,
+          context,
+          flags);
+    } finally {
+      behind = false;
+      deferred.unlock();
     }
   }
 
@@ -190,8 +278,22 @@ final class EndpointCalls {
       Object context,
       long flags) {
     return guarded(
-        PLAIN, family, op, datatype, buf, count, compare, count, result, count, destAddr, addr, key,
-        context, flags);
+        PLAIN,
+        PLAIN_CHECKED,
+        family,
+        op,
+        datatype,
+        buf,
+        count,
+        compare,
+        count,
+        result,
+        count,
+        destAddr,
+        addr,
+        key,
+        context,
+        flags);
   }
 
   /** A vector call: its flags are 0, as the plain calls'. */
@@ -210,6 +312,7 @@ final class EndpointCalls {
       long key,
       Object context) {
     return guarded(
+        VECTOR,
         VECTOR,
         family,
         op,
@@ -237,6 +340,7 @@ final class EndpointCalls {
       int resultCount,
       long flags) {
     return guarded(
+        MESSAGE,
         MESSAGE,
         family,
         msg == null ? null : msg.op(),
@@ -278,9 +382,6 @@ final class EndpointCalls {
       long key,
       Object context,
       long flags) {
-    // the plain calls' flags are the engine's own: IN_CALL cannot be a user's flag here
-    boolean inCall = flags == CallPoster.IN_CALL;
-    long checked = inCall ? 0 : flags;
     if (count == 1) {
       OneElementRoute r = route;
       if (r != null && r.leadsTo(family, op, datatype, destAddr, key)) {
@@ -289,24 +390,65 @@ final class EndpointCalls {
           return rc;
         }
       }
+    }
+    return runPlainChecked(
+        family,
+        op,
+        datatype,
+        buf,
+        count,
+        compare,
+        compareCount,
+        result,
+        resultCount,
+        destAddr,
+        addr,
+        key,
+        context,
+        flags);
+  }
+
+  /**
+   * {@link #runPlain} past the route: a one-element call checked on its buffers and started as one
+   * element (or, {@link #behind} deferred calls, deferred), any other filled into the walks,
+   * checked and posted.
+   */
+  private int runPlainChecked(
+      AtomicFamily family,
+      FiOp op,
+      FiDatatype datatype,
+      MemorySegment buf,
+      long count,
+      MemorySegment compare,
+      long compareCount,
+      MemorySegment result,
+      long resultCount,
+      long destAddr,
+      long addr,
+      long key,
+      Object context,
+      long flags) {
+    // the plain calls' flags are the engine's own: IN_CALL cannot be a user's flag here
+    boolean inCall = flags == CallPoster.IN_CALL;
+    long checked = inCall ? 0 : flags;
+    if (count == 1) {
       // checked on the buffers as given, not through the walks (storing a buffer in an array
       // costs a type check and the collector's write barrier on every call)
       int rc =
           checkOne(
               family, op, datatype, checked, destAddr, inCall, buf, compare, result, addr, key);
+      if (rc < 0) {
+        return rc;
+      }
+      if (behind) {
+        // an in-call element deferred is not done in the call: its completion comes through the
+        // queue, as when it goes pending
+        return deferred.deferOne(
+            checks, buf, compare, result, context, inCall || poster.wantsCompletion(flags));
+      }
       // passed: the endpoint is enabled and open, so its route is there
-      return rc < 0
-          ? rc
-          : route.postChecked(
-              checks,
-              lookups.peersOfLastPeer(),
-              destAddr,
-              key,
-              buf,
-              compare,
-              result,
-              context,
-              flags);
+      return route.postChecked(
+          checks, lookups.peersOfLastPeer(), destAddr, key, buf, compare, result, context, flags);
     }
     dispatcher.operands.set(buf, count);
     if (family == COMPARE) {
@@ -317,7 +459,7 @@ final class EndpointCalls {
     }
     dispatcher.targets.set(addr, count, key);
     int rc = check(family, op, datatype, destAddr, checked);
-    return rc < 0 ? rc : poster.post(context, flags);
+    return rc < 0 ? rc : post(context, flags);
   }
 
   /**
@@ -353,7 +495,7 @@ final class EndpointCalls {
     }
     dispatcher.targets.set(addr, dispatcher.operands.check(1, Need.COUNT_ONLY), key);
     rc = check(family, op, datatype, destAddr, flags);
-    return rc < 0 ? rc : poster.post(context, flags);
+    return rc < 0 ? rc : post(context, flags);
   }
 
   /**
@@ -388,7 +530,27 @@ final class EndpointCalls {
       return rc;
     }
     rc = check(family, op, datatype, msg.addr(), flags);
-    return rc < 0 ? rc : poster.post(msg.context(), flags);
+    return rc < 0 ? rc : post(msg.context(), flags);
+  }
+
+  /**
+   * Posts a call that passed its checks on the walks, or defers it: {@link #behind} deferred calls,
+   * or fenced while an operation of the endpoint is in flight. 0 or a negative {@code fi_errno}.
+   */
+  private int post(Object context, long flags) {
+    boolean fenced = (flags & FiFlags.FENCE) != 0;
+    if (behind) {
+      return deferred.deferWalks(checks, context, poster.wantsCompletion(flags), fenced);
+    }
+    if (fenced && deferred.inFlight()) {
+      deferred.lock();
+      try {
+        return deferred.deferWalks(checks, context, poster.wantsCompletion(flags), true);
+      } finally {
+        deferred.unlock();
+      }
+    }
+    return poster.post(context, flags);
   }
 
   private int setMessage(AtomicMsg msg) {

@@ -223,6 +223,11 @@ public final class EngineDomain implements Domain, TransportCompletions {
       } catch (Throwable t) {
         errors.caught(DomainErrors.Where.EMULATION, t);
       }
+      try {
+        events += ep.startDeferred();
+      } catch (Throwable t) {
+        errors.caught(DomainErrors.Where.CALL, t);
+      }
     }
     if (++progressRounds % ROUNDS_PER_PEER_CHECK == 0) {
       events += transport.checkPeers();
@@ -292,10 +297,13 @@ public final class EngineDomain implements Domain, TransportCompletions {
     return (int) ASSISTS.getOpaque(this);
   }
 
-  /** Whether any endpoint has an operation in flight (a scan: only before the progress parks). */
+  /**
+   * Whether any endpoint has an operation in flight or a call deferred by {@code FI_FENCE} (a scan:
+   * only before the progress parks).
+   */
   private boolean anyInFlight() {
     for (EngineEndpoint ep : endpoints) {
-      if (ep.inFlight() > 0) {
+      if (ep.inFlight() > 0 || ep.deferring()) {
         return true;
       }
     }
@@ -652,8 +660,8 @@ public final class EngineDomain implements Domain, TransportCompletions {
   }
 
   /**
-   * An endpoint closed while operations were still in flight (its fence timed out): its scratch,
-   * which UCX may still write, is freed only once the transport is closed.
+   * An endpoint closed while operations were still in flight (its close's wait timed out): its
+   * scratch, which UCX may still write, is freed only once the transport is closed.
    */
   void keepUntilTransportCloses(java.lang.foreign.Arena scratch) {
     heldUntilTransportCloses.add(scratch);

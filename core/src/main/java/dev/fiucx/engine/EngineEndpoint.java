@@ -39,11 +39,15 @@ import java.lang.foreign.MemorySegment;
  * the endpoint's {@link CallGuard} first, which refuses a second thread with {@code -FI_EBUSY} (or,
  * under {@code threading=safe}, makes it wait on the domain's lock), because the element walks, the
  * route and the poster's side of the completion bookkeeping are one thread's. Calls return 0 or a
- * negative {@code fi_errno} and allocate nothing on success. Completions may be written by the
- * domain's progress thread.
+ * negative {@code fi_errno} and allocate nothing on success (but for a call deferred by {@code
+ * FI_FENCE}, whose operands are copied: {@link DeferredCalls}). Completions may be written by the
+ * domain's progress thread, which also starts the deferred calls.
  */
 final class EngineEndpoint implements Endpoint, InCallAtomics {
   private static final int IN_FLIGHT = 4096;
+
+  /** How long close waits for the operations in flight before it leaves them to the transport. */
+  private static final long CLOSE_WAIT_NANOS = 30_000_000_000L;
 
   private final EngineDomain domain;
   private final int index;
@@ -57,6 +61,10 @@ final class EngineEndpoint implements Endpoint, InCallAtomics {
   private final Dispatcher dispatcher;
   private final EndpointLookups lookups;
   private final CallChecks checks;
+  private final Progress progress;
+
+  /** Calls deferred by {@code FI_FENCE}, started by progress. */
+  private final DeferredCalls deferred;
 
   /** Who may be inside this endpoint's calls: one thread at a time, refused or serialized. */
   private final CallGuard guard;
@@ -98,7 +106,8 @@ final class EngineEndpoint implements Endpoint, InCallAtomics {
             pending::completed);
     this.dispatcher = new Dispatcher(arena.allocate(8, 8).address(), casLoop, remoteLock);
     this.bindings = new EndpointBindings(progress);
-    this.lookups = new EndpointLookups(pending, progress);
+    this.progress = progress;
+    this.lookups = new EndpointLookups();
     this.checks =
         new CallChecks(
             table,
@@ -108,7 +117,9 @@ final class EngineEndpoint implements Endpoint, InCallAtomics {
             dispatcher.results,
             dispatcher.targets,
             lookups);
-    this.calls = new EndpointCalls(guard, counts, dispatcher, checks, lookups, domain.errors());
+    this.deferred = new DeferredCalls(pending, counts, dispatcher, domain.errors());
+    this.calls =
+        new EndpointCalls(guard, counts, dispatcher, checks, lookups, domain.errors(), deferred);
   }
 
   @Override
@@ -160,6 +171,7 @@ final class EngineEndpoint implements Endpoint, InCallAtomics {
             counts,
             dispatcher,
             poster);
+    deferred.enable(poster);
     calls.enable(poster, route);
   }
 
@@ -430,12 +442,29 @@ final class EngineEndpoint implements Endpoint, InCallAtomics {
   }
 
   /**
+   * Starts the calls deferred by {@code FI_FENCE} that may start now: the domain's progress calls
+   * it after {@link #drainEmulation}. Returns how many started (or ended).
+   */
+  int startDeferred() {
+    return released ? 0 : deferred.drain();
+  }
+
+  /** Whether a call deferred by {@code FI_FENCE} waits to start. */
+  boolean deferring() {
+    return deferred.backlog();
+  }
+
+  /**
    * After {@link #drainEmulation}: how long the progressing thread may wait for the transport
-   * before an emulation step of this endpoint is due (see {@link RemoteLock#quietNanos}).
+   * before an emulation step of this endpoint is due (see {@link RemoteLock#quietNanos}), or a
+   * deferred call may start (none in flight: now).
    */
   long quietNanos(long now) {
     if (released) {
       return Long.MAX_VALUE;
+    }
+    if (deferred.backlog() && !deferred.inFlight()) {
+      return 0;
     }
     return casLoop.idle() ? remoteLock.quietNanos(now) : 0;
   }
@@ -452,8 +481,9 @@ final class EngineEndpoint implements Endpoint, InCallAtomics {
 
   /**
    * Closes the endpoint once: later calls return {@code -FI_EOPBADSTATE} (set-up calls throw it),
-   * and a second close does nothing. Waits for a call another thread is inside, then for the
-   * operations in flight.
+   * and a second close does nothing. Waits for a call another thread is inside, ends every call
+   * deferred by {@code FI_FENCE} with an {@code -FI_ECANCELED} error entry, then waits for the
+   * operations in flight (at most 30 s; the transport may still write into what it leaves).
    */
   @Override
   public void close() {
@@ -463,7 +493,8 @@ final class EngineEndpoint implements Endpoint, InCallAtomics {
         return;
       }
       calls.close();
-      lookups.awaitEarlierOperations();
+      deferred.cancel();
+      awaitInFlight();
       released = true; // no more draining: the CAS loop's scratch goes with the arena
       if (pending.inFlight() > 0) {
         domain.keepUntilTransportCloses(arena); // UCX may still write results into it
@@ -472,6 +503,26 @@ final class EngineEndpoint implements Endpoint, InCallAtomics {
       }
     } finally {
       guard.exit();
+    }
+  }
+
+  /** Progresses until no operation of the endpoint is in flight, or 30 s have passed. */
+  private void awaitInFlight() {
+    long start = System.nanoTime();
+    long deadline = start + CLOSE_WAIT_NANOS;
+    while (pending.inFlight() > 0) {
+      long now = System.nanoTime();
+      if (now - deadline > 0) {
+        return;
+      }
+      if (progress.progress() != 0) {
+        continue;
+      }
+      // as sread: spin through a quick round trip, then give the core away until an event comes
+      if (now - start < CompletionRing.SPIN_BEFORE_AWAIT_NANOS
+          || !progress.await(Math.min(CompletionRing.MAX_AWAIT_NANOS, deadline - now))) {
+        Thread.onSpinWait();
+      }
     }
   }
 }

@@ -3,7 +3,6 @@ package dev.fiucx.validation;
 import dev.fiucx.AtomicFamily;
 import dev.fiucx.FiDatatype;
 import dev.fiucx.FiErrno;
-import dev.fiucx.FiFlags;
 import dev.fiucx.FiOp;
 import dev.fiucx.Mechanism;
 import dev.fiucx.semantics.AtomicCell;
@@ -19,9 +18,10 @@ import java.lang.foreign.MemorySegment;
  * op and a datatype, their cell in the provider's table, the remote side's iovs, the element count,
  * the operands, the results and the compare values (each holding as many elements as the remote
  * side), the peer in the address vector and alive, every remote range (key, access, bounds,
- * alignment), the peer's lock region (remote-lock cells), {@code FI_FENCE}'s wait for earlier
- * operations, and a completion queue for a call that wants a completion. Nothing is posted before
- * all have passed, so a refused call changes nothing.
+ * alignment), the peer's lock region (remote-lock cells), and a completion queue for a call that
+ * wants a completion. Nothing is posted before all have passed, so a refused call changes nothing.
+ * {@code FI_FENCE} is no check: a fenced call that passed is started or deferred by the endpoint,
+ * and its call returns as any other does.
  *
  * <p>One per endpoint, used by the thread inside its calls; it allocates nothing. A call comes in
  * one of two forms with the same checks: {@link #check} reads the buffers and ranges from the
@@ -74,12 +74,6 @@ public final class CallChecks {
 
     /** {@return why {@link #lockRegion} returned null: a negative {@code fi_errno}} */
     int lockError();
-
-    /**
-     * {@code FI_FENCE}: waits until every earlier operation of the endpoint has completed; 0, or a
-     * negative {@code fi_errno} when they did not.
-     */
-    int awaitEarlierOperations();
   }
 
   // the checks' names in the refusals' DEBUG log lines
@@ -96,7 +90,6 @@ public final class CallChecks {
   static final String REMOTE_RANGE =
       "the remote range (key, bounds, alignment, access) or its key's resolution";
   static final String LOCK_REGION = "the peer's remote lock region did not resolve";
-  static final String FENCE = "FI_FENCE: earlier operations did not complete";
   static final String NO_CQ = "a completion is wanted and no completion queue is bound";
 
   private final AtomicTable table;
@@ -275,12 +268,6 @@ public final class CallChecks {
       l = lookups.lockRegion(p, destAddr);
       if (l == null) {
         return refuse(lookups.lockError(), LOCK_REGION);
-      }
-    }
-    if ((flags & FiFlags.FENCE) != 0) {
-      rc = lookups.awaitEarlierOperations();
-      if (rc < 0) {
-        return refuse(rc, FENCE);
       }
     }
     if (wantsCompletion && !hasQueue) {

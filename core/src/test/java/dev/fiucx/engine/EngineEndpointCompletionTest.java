@@ -24,8 +24,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * What a call reports, over the loopback transport: which calls write a completion entry (the plain
  * forms unless the queue was bound with {@code FI_SELECTIVE_COMPLETION}, a message call with {@code
  * FI_COMPLETION}, never inject), with the call's context and flags, while the counters count every
- * operation; {@code FI_FENCE} holding a call until the earlier ones completed; and virtual
- * addresses.
+ * operation; {@code FI_FENCE} deferring a call until the earlier ones completed (more in {@link
+ * EngineEndpointFenceTest}); and virtual addresses.
  */
 class EngineEndpointCompletionTest {
   private static final long FETCHED = FiFlags.ATOMIC | FiFlags.READ;

@@ -27,7 +27,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * regions out as mapped into this process, as a shared-memory transport does, so that the engine
  * may run one-element calls on them in place. Told to {@link #holdUntilProgress}, it carries out
  * what was posted only at the next progress, newest first: nothing orders a transport's operations
- * unless the engine waits for their completions.
+ * unless the engine waits for their completions. Told to {@link #holdUntilReleased}, it keeps what
+ * was posted until the test {@link #releaseHeld releases} it: a slow operation whose end the test
+ * decides. Its peers can be told they {@link #peersFailed failed}.
  */
 final class LoopbackTransport implements Transport {
   private final TransportCompletions completions;
@@ -35,12 +37,22 @@ final class LoopbackTransport implements Transport {
   private final Map<Long, ExposedRegion> regions = new ConcurrentHashMap<>();
   private final ConcurrentLinkedQueue<Long> done = new ConcurrentLinkedQueue<>();
   private final ConcurrentLinkedDeque<Runnable> held = new ConcurrentLinkedDeque<>();
+
+  /** What {@link #holdUntilReleased} keeps: progress never takes it. */
+  private final ConcurrentLinkedQueue<Runnable> kept = new ConcurrentLinkedQueue<>();
+
   private final boolean mapped;
   private long nextKey = 1;
   private final AtomicInteger keysResolved = new AtomicInteger();
 
   /** While set, posts are carried out at the next progress, the newest first. */
   volatile boolean holdUntilProgress;
+
+  /** While set, posts wait for {@link #releaseHeld}: progress neither carries out nor ends them. */
+  volatile boolean holdUntilReleased;
+
+  /** What every peer's {@link TransportPeer#failed} says. */
+  volatile boolean peersFailed;
 
   /** Atomics, gets and puts posted, the self-test's included. */
   final AtomicLong posts = new AtomicLong();
@@ -165,19 +177,34 @@ final class LoopbackTransport implements Transport {
   }
 
   /**
-   * Carries out {@code op} now, or at the next progress while held; then completes {@code token}.
+   * Carries out what {@link #holdUntilReleased} kept, the oldest first; their completions come with
+   * the next progress. Returns how many.
+   */
+  int releaseHeld() {
+    int n = 0;
+    for (Runnable op; (op = kept.poll()) != null; n++) {
+      op.run();
+    }
+    return n;
+  }
+
+  /**
+   * Carries out {@code op} now, at the next progress while {@link #holdUntilProgress}, or when
+   * released while {@link #holdUntilReleased}; then completes {@code token}.
    */
   private void carryOut(long token, Runnable op) {
     posts.incrementAndGet();
-    if (holdUntilProgress) {
-      held.add(
-          () -> {
-            op.run();
-            done.add(token);
-          });
+    Runnable carried =
+        () -> {
+          op.run();
+          done.add(token);
+        };
+    if (holdUntilReleased) {
+      kept.add(carried);
+    } else if (holdUntilProgress) {
+      held.add(carried);
     } else {
-      op.run();
-      done.add(token);
+      carried.run();
     }
   }
 
@@ -294,7 +321,7 @@ final class LoopbackTransport implements Transport {
 
     @Override
     public boolean failed() {
-      return false;
+      return peersFailed;
     }
 
     @Override
