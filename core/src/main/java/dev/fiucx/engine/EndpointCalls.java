@@ -49,6 +49,13 @@ final class EndpointCalls {
    */
   private boolean behind;
 
+  /**
+   * Set while {@link #behind} holds the deferred calls' lock, which is not reentrant: a fenced call
+   * it runs defers under that hold rather than taking the lock again (progress may have started
+   * every deferred call between the look at the backlog and the lock).
+   */
+  private boolean holdingLock;
+
   /** Set by {@link #enable}: non-null once enabled. */
   private CallPoster poster;
 
@@ -235,6 +242,7 @@ final class EndpointCalls {
       long flags) {
     deferred.lock();
     try {
+      holdingLock = true;
       behind = deferred.backlog();
       return form.run(
           this,
@@ -254,6 +262,7 @@ final class EndpointCalls {
           flags);
     } finally {
       behind = false;
+      holdingLock = false;
       deferred.unlock();
     }
   }
@@ -543,6 +552,9 @@ final class EndpointCalls {
       return deferred.deferWalks(checks, context, poster.wantsCompletion(flags), fenced);
     }
     if (fenced && deferred.inFlight()) {
+      if (holdingLock) {
+        return deferred.deferWalks(checks, context, poster.wantsCompletion(flags), true);
+      }
       deferred.lock();
       try {
         return deferred.deferWalks(checks, context, poster.wantsCompletion(flags), true);

@@ -3,6 +3,7 @@ package dev.fiucx.engine;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fiucx.AtomicFamily;
@@ -18,6 +19,7 @@ import dev.fiucx.RmaIoc;
 import dev.fiucx.engine.LoopbackRig.Mode;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -401,6 +403,66 @@ class EngineEndpointFenceTest {
           "fenced read " + k + " saw " + got + ", not in [" + bounds[0] + ", " + bounds[1] + "]");
     }
     assertTrue(reads.size() > 400, "fenced reads: " + reads.size());
+  }
+
+  /**
+   * Fenced calls back to back under automatic progress: each finds the one before it deferred, and
+   * the progress thread often starts that one between the call's look at the backlog and its taking
+   * the lock; the call then finds nothing deferred but an operation in flight and defers itself
+   * under the lock it already holds (taking it again hung the caller for good). Every fetch sees
+   * exactly the sums of the calls before it.
+   */
+  @Test
+  void fencedCallsBackToBackUnderAutomaticProgress() {
+    int calls = 20_000;
+    assertTimeoutPreemptively(
+        Duration.ofSeconds(120),
+        () -> {
+          LoopbackRig rig = new LoopbackRig(Mode.AUTO, FiFlags.TRANSMIT);
+          try {
+            CqEntry[] entries = new CqEntry[64];
+            for (int k = 0; k < entries.length; k++) {
+              entries[k] = new CqEntry();
+            }
+            MemorySegment results = rig.arena.allocate(8L * calls, 16);
+            MemorySegment one = rig.longs(1);
+            int read = 0;
+            for (int i = 0; i < calls; i++) {
+              int rc;
+              AtomicMsg msg =
+                  new AtomicMsg(
+                      new Ioc[] {new Ioc(one, 1)},
+                      null,
+                      rig.peer,
+                      new RmaIoc[] {new RmaIoc(0, 1, rig.key)},
+                      FiDatatype.UINT64,
+                      FiOp.SUM,
+                      i,
+                      0);
+              Ioc[] result = {new Ioc(results.asSlice(8L * i, 8), 1)};
+              while ((rc =
+                      rig.ep.fetchAtomicmsg(
+                          msg, result, null, 1, FiFlags.COMPLETION | FiFlags.FENCE))
+                  == -FiErrno.EAGAIN) {
+                int n = rig.cq.sread(entries, entries.length, 10_000);
+                assertTrue(n > 0, "a completion: " + FiErrno.errorString(n));
+                read += n;
+              }
+              assertEquals(0, rc, "call " + i);
+            }
+            while (read < calls) {
+              int n = rig.cq.sread(entries, entries.length, 10_000);
+              assertTrue(n > 0, "a completion: " + FiErrno.errorString(n));
+              read += n;
+            }
+            assertEquals(calls, rig.word(0));
+            for (int i = 0; i < calls; i++) {
+              assertEquals(i, results.getAtIndex(JAVA_LONG, i), "fetch " + i);
+            }
+          } finally {
+            rig.close();
+          }
+        });
   }
 
   /** Reads what the queue holds (waiting up to 10 s for one); each context must be new. */
