@@ -1,7 +1,5 @@
 package dev.fiucx.conformance.report;
 
-import static dev.fiucx.conformance.report.HtmlText.escape;
-
 import dev.fiucx.AtomicFamily;
 import dev.fiucx.FiDatatype;
 import dev.fiucx.FiOp;
@@ -134,5 +132,22 @@ final class HtmlPage {
     html.append(css.isEmpty() ? "<td>" : "<td class=\"" + css + "\">")
         .append(escape(text))
         .append("</td>");
+  }
+
+  /** Text made safe for HTML element content and double- or single-quoted attributes. */
+  static String escape(String s) {
+    StringBuilder out = new StringBuilder(s.length());
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      switch (c) {
+        case '&' -> out.append("&amp;");
+        case '<' -> out.append("&lt;");
+        case '>' -> out.append("&gt;");
+        case '"' -> out.append("&quot;");
+        case '\'' -> out.append("&#39;");
+        default -> out.append(c);
+      }
+    }
+    return out.toString();
   }
 }

@@ -192,6 +192,6 @@ class ConformanceReportTest {
     assertTrue(page.contains("target element 3 &lt;&amp;&quot;&#39;&gt;"), page);
     assertTrue(!page.contains("<&\""), "no raw detail text");
     assertTrue(page.contains("<td class=\"FAIL\""), page);
-    assertEquals("a&amp;b&lt;c&gt;&quot;&#39;", HtmlText.escape("a&b<c>\"'"));
+    assertEquals("a&amp;b&lt;c&gt;&quot;&#39;", HtmlPage.escape("a&b<c>\"'"));
   }
 }

@@ -1,7 +1,5 @@
 package dev.fiucx.perf.bench;
 
-import static dev.fiucx.conformance.report.HtmlText.escape;
-
 import dev.fiucx.AtomicFamily;
 import dev.fiucx.FiDatatype;
 import dev.fiucx.FiOp;
@@ -214,5 +212,22 @@ final class MatrixPage {
         .append("</th><td>")
         .append(escape(value))
         .append("</td></tr>\n");
+  }
+
+  /** Text made safe for HTML element content and double- or single-quoted attributes. */
+  static String escape(String s) {
+    StringBuilder out = new StringBuilder(s.length());
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      switch (c) {
+        case '&' -> out.append("&amp;");
+        case '<' -> out.append("&lt;");
+        case '>' -> out.append("&gt;");
+        case '"' -> out.append("&quot;");
+        case '\'' -> out.append("&#39;");
+        default -> out.append(c);
+      }
+    }
+    return out.toString();
   }
 }
