@@ -20,6 +20,20 @@ public final class CqErrEntry {
   /** Human-readable cause. */
   public String errData;
 
+  /**
+   * Whether the failed operation may have changed the target after all (fiucx's own field;
+   * libfabric leaves this open). False: no element of it was applied, so it can be retried without
+   * applying twice. True: some element may have been applied, or was: the request had left for the
+   * target when its peer failed (a native atomic, the compare-and-swap of a CAS loop, the put of a
+   * remote lock), or a vector call failed after posting some of its elements. Ops that never change
+   * the target ({@code FI_ATOMIC_READ}) are never uncertain, and neither is a call refused with a
+   * negative return: it posted nothing.
+   *
+   * <p>A remote lock whose release fails after its put completed has applied its element, and
+   * completes without error: the target (or the lease) frees the lock.
+   */
+  public boolean uncertain;
+
   /** An empty entry for a completion queue to fill. */
   public CqErrEntry() {}
 
@@ -31,6 +45,7 @@ public final class CqErrEntry {
         + FiErrno.errorString(err)
         + ", "
         + errData
+        + (uncertain ? ", uncertain" : "")
         + "]";
   }
 }

@@ -474,6 +474,7 @@ public final class CompletionRing implements CompletionQueue {
     entry.err = e.err;
     entry.provErrno = e.provErrno;
     entry.errData = e.errData;
+    entry.uncertain = e.uncertain;
     return 1;
   }
 

@@ -137,10 +137,11 @@ public final class OperationCounts {
   // --- whoever finishes a slot ---
 
   /**
-   * The operation in {@code slot} finished with {@code status} (0 or a negative errno); {@code
-   * byPoster} when the posting thread finishes it, else progress does.
+   * The operation in {@code slot} finished with {@code status} (0 or a negative errno), {@code
+   * uncertain} when it failed and may have changed the target; {@code byPoster} when the posting
+   * thread finishes it, else progress does.
    */
-  public void finished(int slot, int status, boolean byPoster) {
+  public void finished(int slot, int status, boolean uncertain, boolean byPoster) {
     Side side = byPoster ? poster : progress;
     int c = slotCell[slot];
     int at = Side.cellAt(c, status == 0);
@@ -152,6 +153,9 @@ public final class OperationCounts {
     side.add(Side.FINISHED, 1);
     if (status != 0) {
       side.add(Side.completionErrorAt(-status), 1);
+      if (uncertain) {
+        side.add(Side.UNCERTAIN, 1);
+      }
     }
     record(c, slotStart[slot]);
   }
@@ -179,6 +183,14 @@ public final class OperationCounts {
     return sum(Side.completionErrorAt(errno));
   }
 
+  /**
+   * Operations that failed with an error entry that is {@link dev.fiucx.CqErrEntry#uncertain}: the
+   * target may have been changed.
+   */
+  public long uncertain() {
+    return sum(Side.UNCERTAIN);
+  }
+
   /** Operations posted and not yet finished (those done at once never count). */
   public long outstanding() {
     return Math.max(0, sum(Side.OPENED) - sum(Side.FINISHED));
@@ -192,7 +204,8 @@ public final class OperationCounts {
   private static final class Side {
     static final int OPENED = PAD;
     static final int FINISHED = PAD + 1;
-    private static final int CELLS_AT = PAD + 2;
+    static final int UNCERTAIN = PAD + 2;
+    private static final int CELLS_AT = PAD + 3;
     private static final int CALL_ERRORS_AT = CELLS_AT + CELLS * 4;
     private static final int COMPLETION_ERRORS_AT = CALL_ERRORS_AT + ERRNOS;
     private static final int LENGTH = COMPLETION_ERRORS_AT + ERRNOS + PAD;

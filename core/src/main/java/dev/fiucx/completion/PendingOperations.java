@@ -42,6 +42,16 @@ public final class PendingOperations {
   private final int[] status;
   private final int[] state;
 
+  /** Per slot: whether its op may change the target (every op but {@code FI_ATOMIC_READ}). */
+  private final boolean[] writes;
+
+  /**
+   * Per slot: whether an element failed after it was handed to the transport in a way that may have
+   * applied it, or an element was posted before another failed: with {@link #writes}, what makes an
+   * error entry {@link CqErrEntry#uncertain}.
+   */
+  private final boolean[] mayHaveApplied;
+
   /** Per slot: the first result buffer of its operation, held until it finishes. */
   private final MemorySegment[] results;
 
@@ -71,6 +81,8 @@ public final class PendingOperations {
     remaining = new int[n];
     status = new int[n];
     state = new int[n];
+    writes = new boolean[n];
+    mayHaveApplied = new boolean[n];
     results = new MemorySegment[n];
     moreResults = new MemorySegment[n][];
     mask = n - 1;
@@ -90,6 +102,7 @@ public final class PendingOperations {
    * @param queue where the completion or error goes, or null when no CQ is bound
    * @param reservedCompletion whether room was reserved in {@code queue} for a success entry
    * @param counter the counter to move, or null
+   * @param writes whether the op may change the target (every op but {@code FI_ATOMIC_READ})
    * @return the slot, or {@code -FI_EAGAIN} when every slot is in flight
    */
   public int open(
@@ -98,7 +111,8 @@ public final class PendingOperations {
       boolean reservedCompletion,
       CompletionCounter counter,
       long flags,
-      long elements) {
+      long elements,
+      boolean writes) {
     for (int probe = 0; probe <= mask; probe++) {
       int s = (cursor + probe) & mask;
       if ((int) INTS.getAcquire(state, s) == FREE) {
@@ -108,6 +122,7 @@ public final class PendingOperations {
         reserved[s] = reservedCompletion;
         counters[s] = counter;
         cqFlags[s] = flags;
+        this.writes[s] = writes;
         // release stores: other threads touch the slot only after a completion that the transport
         // hands them, which follows the post that follows these stores
         INTS.setRelease(status, s, 0);
@@ -140,6 +155,7 @@ public final class PendingOperations {
    * slot free and marked it EARLY): then the poster finishes it here.
    *
    * @param result the buffer the element's old value goes to (held until it finishes), or null
+   * @param writes whether the op may change the target (every op but {@code FI_ATOMIC_READ})
    */
   public void openAt(
       int slot,
@@ -148,7 +164,8 @@ public final class PendingOperations {
       boolean reservedCompletion,
       CompletionCounter counter,
       long flags,
-      MemorySegment result) {
+      MemorySegment result,
+      boolean writes) {
     cursor = slot + 1;
     results[slot] = result;
     contexts[slot] = context;
@@ -156,6 +173,7 @@ public final class PendingOperations {
     reserved[slot] = reservedCompletion;
     counters[slot] = counter;
     cqFlags[slot] = flags;
+    this.writes[slot] = writes;
     if (!concurrent) {
       remaining[slot] = 1;
       state[slot] = BUSY;
@@ -185,6 +203,16 @@ public final class PendingOperations {
     more[index - 1] = buffer;
   }
 
+  /**
+   * Records that an element of {@code slot} failed when others had already been posted, which may
+   * have applied (the poster's view of a vector call cut short): its error entry is {@link
+   * CqErrEntry#uncertain} when the op writes.
+   */
+  public void failAfterPosting(int slot, int errno) {
+    mayHaveApplied[slot] = true; // the posting thread's write, seen by whoever finishes the slot
+    fail(slot, errno);
+  }
+
   /** Records a failure of {@code slot}; the first one is what the error entry reports. */
   public void fail(int slot, int errno) {
     int e = errno < 0 ? errno : -errno;
@@ -195,9 +223,25 @@ public final class PendingOperations {
     }
   }
 
-  /** A pending element completed with {@code status} (0 or a negative {@code fi_errno}). */
+  /**
+   * A pending native element completed with {@code status} (0 or a negative {@code fi_errno}). A
+   * failure may have applied it: the request had left for the target, and its answer is what was
+   * lost.
+   */
   public void completed(int slot, int elementStatus) {
+    completed(slot, elementStatus, true);
+  }
+
+  /**
+   * A pending element completed with {@code status} (0 or a negative {@code fi_errno}); on a
+   * failure, {@code mayHaveApplied} says whether a step that changes the target may have taken
+   * effect (an emulation knows which of its steps failed).
+   */
+  public void completed(int slot, int elementStatus, boolean mayHaveApplied) {
     if (elementStatus != 0) {
+      if (mayHaveApplied) {
+        this.mayHaveApplied[slot] = true; // before the release below
+      }
       fail(slot, elementStatus);
     }
     if (concurrent
@@ -257,7 +301,8 @@ public final class PendingOperations {
    */
   private void finish(int slot, boolean byPoster) {
     int st = concurrent ? (int) INTS.getVolatile(status, slot) : status[slot];
-    counts.finished(slot, st, byPoster);
+    boolean uncertain = st != 0 && writes[slot] && mayHaveApplied[slot];
+    counts.finished(slot, st, uncertain, byPoster);
     CompletionRing q = queues[slot];
     CompletionCounter counter = counters[slot];
     if (st == 0) {
@@ -278,6 +323,7 @@ public final class PendingOperations {
         e.flags = cqFlags[slot];
         e.err = -st;
         e.errData = FiErrno.errorString(st);
+        e.uncertain = uncertain;
         if (reserved[slot]) {
           if (byPoster) {
             q.fail(e);
@@ -304,6 +350,7 @@ public final class PendingOperations {
     }
     queues[slot] = null;
     counters[slot] = null;
+    mayHaveApplied[slot] = false;
     status[slot] = 0; // before the release: an early completion of the slot's next use sets it
     INTS.setRelease(state, slot, FREE);
   }

@@ -122,7 +122,7 @@ public final class Dispatcher {
         if (e == 0) {
           break;
         }
-        pending.fail(slot, rc);
+        pending.failAfterPosting(slot, rc); // the elements before it are posted
         rc = 0;
         break;
       }

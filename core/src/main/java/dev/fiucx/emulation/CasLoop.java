@@ -47,7 +47,13 @@ public final class CasLoop {
   /** Reports a finished element of an operation slot whose start returned PENDING. */
   @FunctionalInterface
   public interface ElementCompletions {
-    void completed(int slot, int status);
+    /**
+     * @param slot the operation's slot
+     * @param status 0 or a negative {@code fi_errno}
+     * @param mayHaveApplied on a failure, whether the step that changes the target may have taken
+     *     effect (its request had left when the peer failed, or it had completed)
+     */
+    void completed(int slot, int status, boolean mayHaveApplied);
   }
 
   private static final int FREE = 0;
@@ -309,7 +315,7 @@ public final class CasLoop {
       return again(e, READ_AGAIN);
     }
     if (rc < 0) {
-      return finish(e, 0, rc, reported, false);
+      return finish(e, 0, rc, reported, false, false); // a read changes nothing
     }
     return swap(e, loadWord(readAddress(e), wordSize), reported);
   }
@@ -358,7 +364,9 @@ public final class CasLoop {
     int phase = phases.getAcquire(e);
     int status = statuses[e];
     if (status != 0) {
-      finish(e, 0, status, true, false);
+      // a failed swap may have been applied (its answer is what was lost); a failed read changed
+      // nothing
+      finish(e, 0, status, true, false, phase == SWAPPING);
       return;
     }
     int wordSize = WordLane.wordSize(cells[e].size());
@@ -369,7 +377,7 @@ public final class CasLoop {
         long seen = loadWord(swapAddress(e), wordSize);
         if (seen == word) {
           long elementMask = WordLane.mask(cells[e].size());
-          finish(e, WordLane.extract(word, shifts[e], elementMask), 0, true, false);
+          finish(e, WordLane.extract(word, shifts[e], elementMask), 0, true, false, true);
         } else {
           failures[e]++; // the round trip was the pause: retry at once with the value seen
           swap(e, seen, true);
@@ -397,12 +405,12 @@ public final class CasLoop {
       long next =
           ScalarSemantics.compute(cell.op(), cell.datatype(), old, operands[e], compares[e]);
       if (next == old) {
-        return finish(e, old, 0, reported, true);
+        return finish(e, old, 0, reported, true, false);
       }
       RemoteRegion region = regions[e];
       if (region.revoked()) {
         // the target is releasing the memory: a swap now could land after it is gone
-        return finish(e, 0, -FiErrno.EKEYREJECTED, reported, false);
+        return finish(e, 0, -FiErrno.EKEYREJECTED, reported, false, false);
       }
       expected[e] = word;
       attempts[e]++;
@@ -424,11 +432,11 @@ public final class CasLoop {
         return again(e, RETRY);
       }
       if (rc < 0) {
-        return finish(e, 0, rc, reported, false);
+        return finish(e, 0, rc, reported, false, false); // refused: never sent
       }
       long seen = loadWord(swapAddress(e), wordSize);
       if (seen == word) {
-        return finish(e, old, 0, reported, false);
+        return finish(e, old, 0, reported, false, true);
       }
       word = seen;
       if (++failures[e] % INLINE_TRIES == 0) {
@@ -445,8 +453,12 @@ public final class CasLoop {
   /**
    * Ends an element: writes its old value when it fetches and succeeded, counts, frees it, and
    * reports it when it went pending. Returns what {@link #start} returns for it.
+   *
+   * @param swapped whether the element's swap may have changed the target: a failure after it (its
+   *     result buffer gone) or of it is uncertain
    */
-  private int finish(int e, long old, int status, boolean reported, boolean skipped) {
+  private int finish(
+      int e, long old, int status, boolean reported, boolean skipped, boolean swapped) {
     if (status == 0
         && results[e] != null
         && !ResultBuffers.store(results[e], resultOffsets[e], cells[e].size(), old)) {
@@ -461,7 +473,7 @@ public final class CasLoop {
     phases.setRelease(e, FREE);
     room.release();
     if (reported) {
-      completions.completed(slot, status);
+      completions.completed(slot, status, swapped);
     }
     return status == 0 ? TransportPeer.DONE : status;
   }

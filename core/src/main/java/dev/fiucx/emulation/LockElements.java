@@ -99,6 +99,12 @@ abstract sealed class LockElements permits LockSteps {
   final boolean[] waited;
   final boolean[] restarting;
 
+  /**
+   * Whether the element's put was handed to the transport: from then on a failure may have applied
+   * it (the bytes may be in place at the target).
+   */
+  final boolean[] putSent;
+
   /** The step an element in {@link LockSteps#AGAIN} posts again. */
   final int[] againOf;
 
@@ -139,6 +145,7 @@ abstract sealed class LockElements permits LockSteps {
     notBefore = new long[n];
     waited = new boolean[n];
     restarting = new boolean[n];
+    putSent = new boolean[n];
     againOf = new int[n];
     elementScratch = new ElementScratch[n];
     for (int i = 0; i < n; i++) {
@@ -187,6 +194,7 @@ abstract sealed class LockElements permits LockSteps {
     turns[e] = 0;
     waited[e] = false;
     restarting[e] = false;
+    putSent[e] = false;
     return e;
   }
 

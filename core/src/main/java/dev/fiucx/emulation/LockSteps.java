@@ -322,7 +322,8 @@ final class LockSteps extends LockElements {
       return again(e, phase);
     }
     if (rc < 0) {
-      return finish(e, rc, reported);
+      // a release refused after the element's work is done: done all the same (see failed)
+      return finish(e, phase == RELEASING && workDone(e) ? 0 : rc, reported);
     }
     return switch (phase) {
       case TAKING -> taken(e, reported);
@@ -389,7 +390,11 @@ final class LockSteps extends LockElements {
     int rc =
         peers[e].postPut(regions[e], offsets[e], cells[e].size(), newAddress(e), tokenBase | e);
     if (rc == TransportPeer.PENDING) {
+      putSent[e] = true;
       return rc;
+    }
+    if (rc >= 0) {
+      putSent[e] = true;
     }
     if (rc == -FiErrno.EAGAIN) {
       return again(e, PUTTING);
@@ -447,15 +452,29 @@ final class LockSteps extends LockElements {
   /**
    * A step failed in the transport. While the stripe is held and the peer is still reachable, the
    * stripe is released before the element ends with the error; otherwise the lease (or the target's
-   * failure detection) frees it.
+   * failure detection) frees it. A release that fails after the element's work is done (its put
+   * completed, or nothing needed a put) ends the element without error: its effect is in place at
+   * the target, and only the lock is left for the target or the lease to free.
    */
   private void failed(int e, int phase, int status) {
+    if (phase == RELEASING && workDone(e)) {
+      finish(e, 0, true);
+      return;
+    }
     if ((phase == GETTING || phase == PUTTING) && !peers[e].failed()) {
       errors[e] = status;
       release(e, true);
       return;
     }
     finish(e, errors[e] != 0 ? errors[e] : status, true);
+  }
+
+  /**
+   * Whether the element, releasing, has done its work: its get (and its put, if it needed one)
+   * completed without error, and it is not giving the stripe back to start over.
+   */
+  private boolean workDone(int e) {
+    return errors[e] == 0 && !restarting[e];
   }
 
   /** Ends an element: its old value to the result buffer when it succeeded, then frees it. */
@@ -468,10 +487,12 @@ final class LockSteps extends LockElements {
     }
     counters.lockElement(waited[e], turns[e]);
     int slot = slots[e];
+    boolean sent = putSent[e];
     free(e);
     room.release();
     if (reported) {
-      completions.completed(slot, status);
+      // a failure once the put was sent may have applied it; before, the element is untouched
+      completions.completed(slot, status, sent);
     }
     return status == 0 ? TransportPeer.DONE : status;
   }

@@ -4,6 +4,7 @@ import dev.fiucx.AtomicFamily;
 import dev.fiucx.CqErrEntry;
 import dev.fiucx.FiErrno;
 import dev.fiucx.FiFlags;
+import dev.fiucx.FiOp;
 import dev.fiucx.completion.CompletionCounter;
 import dev.fiucx.completion.CompletionRing;
 import dev.fiucx.completion.OperationCounts;
@@ -177,7 +178,15 @@ final class CallPoster {
     if (rc == TransportPeer.PENDING) {
       counts.opened(slot, cell, 1, start);
       // the slot holds the result buffer until the element has written it
-      pending.openAt(slot, context, cq, wantCompletion, counter, cqFlags, result);
+      pending.openAt(
+          slot,
+          context,
+          cq,
+          wantCompletion,
+          counter,
+          cqFlags,
+          result,
+          cell.op() != FiOp.ATOMIC_READ);
       domain.wakeProgress();
       return 0;
     }
@@ -242,7 +251,13 @@ final class CallPoster {
     long cqFlags = FiFlags.ATOMIC | (reads ? FiFlags.READ : FiFlags.WRITE);
     int slot =
         pending.open(
-            context, cq, wantCompletion, reads ? readCounter : writeCounter, cqFlags, elements);
+            context,
+            cq,
+            wantCompletion,
+            reads ? readCounter : writeCounter,
+            cqFlags,
+            elements,
+            cell.op() != FiOp.ATOMIC_READ);
     if (slot < 0) {
       dispatcher.forget();
       return slot;

@@ -50,6 +50,8 @@ import java.util.function.ToLongFunction;
  *   <li>{@code fiucx.atomic.errors}: tagged {@code errno} ({@code FI_EFAULT}) and {@code where}:
  *       {@code call} for a call refused with {@code -errno}, {@code completion} for an error entry.
  *   <li>{@code fiucx.atomic.outstanding}: operations posted and not yet ended.
+ *   <li>{@code fiucx.atomic.uncertain}: operations among those that ended in an error entry whose
+ *       entry says {@link dev.fiucx.CqErrEntry#uncertain}: they may have changed the target.
  *   <li>{@code fiucx.cas.attempts}, {@code fiucx.cas.retries}, {@code fiucx.lock.acquisitions},
  *       {@code fiucx.lock.waits}, {@code fiucx.lock.taken.over}, {@code fiucx.lock.reclaimed},
  *       {@code fiucx.lock.lost}: the emulation's counts; {@code fiucx.peers.failed}: peers the
@@ -235,6 +237,13 @@ public final class FiucxMetrics implements MeterBinder, AutoCloseable {
         "remote locks this domain held and found taken over",
         null,
         em::locksLost);
+    counter(
+        registry,
+        "fiucx.atomic.uncertain",
+        "operations that ended in an error entry and may have changed the target all the same",
+        null,
+        common,
+        d -> sum(d, OperationCounts::uncertain));
     counter(
         registry,
         "fiucx.peers.failed",

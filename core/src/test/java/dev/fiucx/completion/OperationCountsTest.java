@@ -26,8 +26,8 @@ class OperationCountsTest {
     c.opened(4, FETCH_SUM, 2, 0);
     c.opened(5, FETCH_SUM, 1, 0);
     assertEquals(3, c.outstanding());
-    c.finished(3, 0, false); // by progress
-    c.finished(4, -FiErrno.EIO, true); // by the poster
+    c.finished(3, 0, false, false); // by progress
+    c.finished(4, -FiErrno.EIO, false, true); // by the poster
     assertEquals(1, c.outstanding());
     assertEquals(6, c.elements(CELL, true), "done at once: 1, slot 3: 5");
     c.opened(6, FETCH_SUM, 9, 0);
@@ -36,7 +36,7 @@ class OperationCountsTest {
     assertEquals(0, c.refused(0));
     assertEquals(1, c.outstanding());
 
-    c.finished(5, 0, false); // one element, through a slot
+    c.finished(5, 0, false, false); // one element, through a slot
     assertEquals(0, c.outstanding());
     assertEquals(3, c.operations(CELL, true));
     assertEquals(7, c.elements(CELL, true));
@@ -55,10 +55,10 @@ class OperationCountsTest {
     c.timeLatency((cell, nanos) -> recorded.add(new long[] {cell, nanos}));
     long start = c.start();
     c.opened(1, FETCH_SUM, 1, start);
-    c.finished(1, 0, false);
+    c.finished(1, 0, false, false);
     c.done(FETCH_SUM, c.start());
     c.opened(2, FETCH_SUM, 1, 0); // opened before the timer was on
-    c.finished(2, 0, true);
+    c.finished(2, 0, false, true);
     assertEquals(2, recorded.size());
     for (long[] r : recorded) {
       assertEquals(CELL, r[0]);

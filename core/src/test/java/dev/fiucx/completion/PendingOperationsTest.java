@@ -22,7 +22,7 @@ class PendingOperationsTest {
     CompletionRing cq = new CompletionRing(8, () -> 0, concurrent);
     PendingOperations p = new PendingOperations(4, concurrent);
     cq.reserve();
-    int slot = p.open("ctx", cq, true, counter, FiFlags.ATOMIC | FiFlags.READ, 3);
+    int slot = p.open("ctx", cq, true, counter, FiFlags.ATOMIC | FiFlags.READ, 3, true);
     p.completed(slot, 0); // a pending element may complete before posting is over
     p.posted(slot, 3, 2);
     assertEquals(-FiErrno.EAGAIN, cq.read(out, 1), "one element still pending");
@@ -40,7 +40,7 @@ class PendingOperationsTest {
   void theFirstFailureBecomesTheErrorEntryEvenWithoutACompletion(boolean concurrent) {
     CompletionRing cq = new CompletionRing(8, () -> 0, concurrent);
     PendingOperations p = new PendingOperations(4, concurrent);
-    int slot = p.open("quiet", cq, false, counter, FiFlags.ATOMIC | FiFlags.WRITE, 2);
+    int slot = p.open("quiet", cq, false, counter, FiFlags.ATOMIC | FiFlags.WRITE, 2, true);
     p.posted(slot, 2, 2);
     p.completed(slot, -FiErrno.ECONNRESET);
     p.completed(slot, -FiErrno.EIO);
@@ -59,7 +59,7 @@ class PendingOperationsTest {
     CompletionRing cq = new CompletionRing(8, () -> 0, concurrent);
     PendingOperations p = new PendingOperations(4, concurrent);
     cq.reserve();
-    int slot = p.open("now", cq, true, counter, FiFlags.ATOMIC | FiFlags.WRITE, 2);
+    int slot = p.open("now", cq, true, counter, FiFlags.ATOMIC | FiFlags.WRITE, 2, true);
     p.posted(slot, 2, 0);
     assertEquals(1, cq.read(out, 1));
     assertSame("now", out[0].opContext);
@@ -72,7 +72,7 @@ class PendingOperationsTest {
     CompletionRing cq = new CompletionRing(8, () -> 0, concurrent);
     PendingOperations p = new PendingOperations(4, concurrent);
     cq.reserve();
-    int slot = p.open("one", cq, true, counter, FiFlags.ATOMIC | FiFlags.READ, 1);
+    int slot = p.open("one", cq, true, counter, FiFlags.ATOMIC | FiFlags.READ, 1, true);
     assertEquals(-FiErrno.EAGAIN, cq.read(out, 1));
     p.posted(slot, 1, 0);
     assertEquals(1, cq.read(out, 1));
@@ -88,7 +88,7 @@ class PendingOperationsTest {
     CompletionRing cq = new CompletionRing(8, () -> 0, concurrent);
     PendingOperations p = new PendingOperations(4, concurrent);
     cq.reserve();
-    int slot = p.open("later", cq, true, counter, FiFlags.ATOMIC | FiFlags.READ, 1);
+    int slot = p.open("later", cq, true, counter, FiFlags.ATOMIC | FiFlags.READ, 1, true);
     p.completed(slot, 0); // the progress thread may report it before the poster says "posted"
     p.posted(slot, 1, 1);
     assertEquals(1, cq.read(out, 1));
@@ -101,11 +101,11 @@ class PendingOperationsTest {
   @ValueSource(booleans = {true, false})
   void slotsRunOutAndComeBack(boolean concurrent) {
     PendingOperations p = new PendingOperations(2, concurrent);
-    int a = p.open(null, null, false, null, 0, 2);
-    int b = p.open(null, null, false, null, 0, 2);
-    assertEquals(-FiErrno.EAGAIN, p.open(null, null, false, null, 0, 2));
+    int a = p.open(null, null, false, null, 0, 2, true);
+    int b = p.open(null, null, false, null, 0, 2, true);
+    assertEquals(-FiErrno.EAGAIN, p.open(null, null, false, null, 0, 2, true));
     p.posted(a, 2, 0);
-    assertEquals(a, p.open(null, null, false, null, 0, 2));
+    assertEquals(a, p.open(null, null, false, null, 0, 2, true));
     p.cancel(b);
     assertEquals(1, p.inFlight());
   }
@@ -118,7 +118,7 @@ class PendingOperationsTest {
     assertEquals(first, p.peek(), "peeking takes nothing");
     assertEquals(0, p.inFlight());
     cq.reserve();
-    p.openAt(first, "pending", cq, true, counter, FiFlags.ATOMIC | FiFlags.READ, null);
+    p.openAt(first, "pending", cq, true, counter, FiFlags.ATOMIC | FiFlags.READ, null, true);
     assertEquals(1, p.inFlight());
     int second = p.peek();
     assertEquals(1 - first, second, "the next free slot");
@@ -126,8 +126,8 @@ class PendingOperationsTest {
     assertEquals(1, cq.read(out, 1));
     assertSame("pending", out[0].opContext);
     assertEquals(0, p.inFlight());
-    p.openAt(first, null, null, false, null, 0, null);
-    p.openAt(second, null, null, false, null, 0, null);
+    p.openAt(first, null, null, false, null, 0, null, true);
+    p.openAt(second, null, null, false, null, 0, null, true);
     assertEquals(-FiErrno.EAGAIN, p.peek(), "every slot in flight");
   }
 
@@ -140,7 +140,7 @@ class PendingOperationsTest {
     p.completed(slot, -FiErrno.ECONNRESET); // another thread's progress, before openAt
     assertEquals(1, p.inFlight(), "completed early, not finished");
     assertEquals(-FiErrno.EAGAIN, cq.read(out, 1), "nothing yet");
-    p.openAt(slot, "early", cq, true, counter, FiFlags.ATOMIC | FiFlags.READ, null);
+    p.openAt(slot, "early", cq, true, counter, FiFlags.ATOMIC | FiFlags.READ, null, true);
     assertEquals(0, p.inFlight());
     assertEquals(-FiErrno.EAVAIL, cq.read(out, 1));
     CqErrEntry e = new CqErrEntry();
@@ -150,7 +150,7 @@ class PendingOperationsTest {
     // the slot comes back clean: its next use succeeds
     cq.reserve();
     int again = p.peek();
-    p.openAt(again, "next", cq, true, counter, FiFlags.ATOMIC | FiFlags.READ, null);
+    p.openAt(again, "next", cq, true, counter, FiFlags.ATOMIC | FiFlags.READ, null, true);
     p.completed(again, 0);
     assertEquals(1, cq.read(out, 1));
     assertSame("next", out[0].opContext);
@@ -194,7 +194,7 @@ class PendingOperationsTest {
         Thread.onSpinWait();
       }
       posted.put(slot); // "pending": the other thread may complete it before openAt
-      p.openAt(slot, i, cq, true, null, 0, null);
+      p.openAt(slot, i, cq, true, null, 0, null, true);
     }
     long deadline = System.nanoTime() + 20_000_000_000L;
     while (seen < calls) {
@@ -209,5 +209,107 @@ class PendingOperationsTest {
     assertEquals(calls, seen);
     assertEquals((long) calls * (calls - 1) / 2, sum, "every call's completion exactly once");
     assertEquals(0, p.inFlight());
+  }
+
+  /** Ends one slot as the arguments say and returns its error entry. */
+  private static CqErrEntry errorOf(
+      boolean concurrent,
+      boolean writes,
+      java.util.function.ObjIntConsumer<PendingOperations> end) {
+    CompletionRing cq = new CompletionRing(8, () -> 0, concurrent);
+    PendingOperations p = new PendingOperations(4, concurrent);
+    cq.reserve();
+    int slot = p.open("op", cq, true, null, FiFlags.ATOMIC | FiFlags.WRITE, 2, writes);
+    end.accept(p, slot);
+    CqErrEntry e = new CqErrEntry();
+    assertEquals(1, cq.readErr(e));
+    assertEquals(0, p.inFlight());
+    return e;
+  }
+
+  @ParameterizedTest(name = "concurrent={0}")
+  @ValueSource(booleans = {true, false})
+  void aNativeElementThatFailedAfterLeavingIsUncertainUnlessTheOpOnlyReads(boolean concurrent) {
+    java.util.function.ObjIntConsumer<PendingOperations> failedAfterPost =
+        (p, slot) -> {
+          p.posted(slot, 2, 2);
+          p.completed(slot, 0);
+          p.completed(slot, -FiErrno.ECONNRESET);
+        };
+    CqErrEntry writing = errorOf(concurrent, true, failedAfterPost);
+    assertEquals(FiErrno.ECONNRESET, writing.err);
+    assertTrue(writing.uncertain, "a request that left may have been applied");
+    CqErrEntry reading = errorOf(concurrent, false, failedAfterPost);
+    assertEquals(FiErrno.ECONNRESET, reading.err);
+    assertEquals(false, reading.uncertain, "FI_ATOMIC_READ changes nothing");
+  }
+
+  @ParameterizedTest(name = "concurrent={0}")
+  @ValueSource(booleans = {true, false})
+  void anEmulatedElementSaysWhetherItsFailedStepMayHaveApplied(boolean concurrent) {
+    CqErrEntry before =
+        errorOf(
+            concurrent,
+            true,
+            (p, slot) -> {
+              p.posted(slot, 2, 2);
+              p.completed(slot, -FiErrno.ECONNRESET, false);
+              p.completed(slot, 0, false);
+            });
+    assertEquals(FiErrno.ECONNRESET, before.err);
+    assertEquals(false, before.uncertain, "a failed read or lock step left the target untouched");
+    CqErrEntry during =
+        errorOf(
+            concurrent,
+            true,
+            (p, slot) -> {
+              p.posted(slot, 2, 2);
+              p.completed(slot, -FiErrno.ECONNRESET, false);
+              p.completed(slot, -FiErrno.ECONNRESET, true);
+            });
+    assertTrue(during.uncertain, "one element's swap or put may have applied");
+  }
+
+  @ParameterizedTest(name = "concurrent={0}")
+  @ValueSource(booleans = {true, false})
+  void aVectorCutShortAfterPostingIsUncertainAndOneRefusedAtItsFirstElementIsNot(
+      boolean concurrent) {
+    CqErrEntry cut =
+        errorOf(
+            concurrent,
+            true,
+            (p, slot) -> {
+              p.failAfterPosting(slot, -FiErrno.ECONNRESET); // element 2 refused, 1 posted
+              p.posted(slot, 2, 1);
+              p.completed(slot, 0);
+            });
+    assertEquals(FiErrno.ECONNRESET, cut.err);
+    assertTrue(cut.uncertain, "its first element was applied");
+    CqErrEntry refused =
+        errorOf(
+            concurrent,
+            true,
+            (p, slot) -> {
+              p.fail(slot, -FiErrno.EKEYREJECTED);
+              p.posted(slot, 2, 0);
+            });
+    assertEquals(false, refused.uncertain);
+  }
+
+  @ParameterizedTest(name = "concurrent={0}")
+  @ValueSource(booleans = {true, false})
+  void aSlotReusedAfterAnUncertainFailureStartsCertain(boolean concurrent) {
+    CompletionRing cq = new CompletionRing(8, () -> 0, concurrent);
+    PendingOperations p = new PendingOperations(2, concurrent);
+    for (int round = 0; round < 2; round++) {
+      cq.reserve();
+      int slot = p.open(round, cq, true, null, FiFlags.ATOMIC | FiFlags.WRITE, 1, true);
+      p.posted(slot, 1, 1);
+      p.completed(slot, round == 0 ? -FiErrno.ECONNRESET : -FiErrno.EKEYREJECTED, round == 0);
+      CqErrEntry e = new CqErrEntry();
+      assertEquals(1, cq.readErr(e));
+      assertEquals(round == 0, e.uncertain, "round " + round);
+    }
+    assertEquals(1, p.counts().uncertain());
   }
 }

@@ -48,7 +48,13 @@ class CasLoopTest {
 
   private CasLoop newLoop(int capacity) {
     return new CasLoop(
-        capacity, arena, TOKENS, counters, (slot, status) -> reported.add(slot + ":" + status));
+        capacity,
+        arena,
+        TOKENS,
+        counters,
+        (slot, status, mayHaveApplied) ->
+            reported.add(
+                slot + ":" + status + (status != 0 && mayHaveApplied ? " uncertain" : "")));
   }
 
   @AfterEach
@@ -219,6 +225,19 @@ class CasLoopTest {
   }
 
   @Test
+  void aSwapWhoseAnswerIsLostEndsUncertainWhereAFailedReadIsCertain() {
+    peer.pending = true;
+    peer.swapAnswerLostWith = -FiErrno.ECONNRESET;
+    memory.set(JAVA_LONG, 0, 5);
+    AtomicCell min = cell(AtomicFamily.FETCH, FiOp.MIN, FiDatatype.INT64);
+    assertEquals(TransportPeer.PENDING, start(min, 0, 3, 0, 0));
+    settle();
+    assertEquals(List.of(SLOT + ":" + -FiErrno.ECONNRESET + " uncertain"), reported);
+    assertEquals(3, memory.get(JAVA_LONG, 0), "applied: what uncertain allows");
+    assertEquals(List.of("R0", "C0"), peer.log);
+  }
+
+  @Test
   void aKeyRevokedBetweenReadAndSwapStopsTheElement() {
     peer.pending = true;
     AtomicCell sum = cell(AtomicFamily.BASE, FiOp.SUM, FiDatatype.FLOAT);
@@ -240,7 +259,7 @@ class CasLoopTest {
     assertEquals(TransportPeer.PENDING, loop.start(min, peer, region, 0, 3, 0, freed, 0, SLOT));
     caller.close(); // against libfabric's rule: buffers live until their completion
     settle();
-    assertEquals(List.of(SLOT + ":" + -FiErrno.EINVAL), reported);
+    assertEquals(List.of(SLOT + ":" + -FiErrno.EINVAL + " uncertain"), reported);
     assertEquals(3, memory.get(JAVA_LONG, 0), "the op itself was applied");
     assertTrue(loop.nothingInFlight());
   }
@@ -402,6 +421,9 @@ class CasLoopTest {
     int completeWith;
     long lastToken;
 
+    /** Pending compare-and-swaps are applied, then completed with this status (answer lost). */
+    int swapAnswerLostWith;
+
     @Override
     public RemoteRegion cached(long key) {
       return region;
@@ -444,6 +466,7 @@ class CasLoopTest {
       log.add("C" + offset);
       return run(
           token,
+          swapAnswerLostWith,
           () -> {
             if (interfere > 0) {
               interfere--;
@@ -469,6 +492,11 @@ class CasLoopTest {
     }
 
     private int run(long token, Runnable op) {
+      return run(token, 0, op);
+    }
+
+    /** As a transport; a pending op is applied and then completed with {@code lost} if not 0. */
+    private int run(long token, int lost, Runnable op) {
       lastToken = token;
       if (refused.contains(posts++)) {
         log.add("full"); // -FI_EAGAIN: every request slot is in flight
@@ -486,7 +514,7 @@ class CasLoopTest {
             if (completeWith == 0) {
               op.run();
             }
-            loop.completed((int) token, completeWith);
+            loop.completed((int) token, completeWith != 0 ? completeWith : lost);
           });
       return PENDING;
     }

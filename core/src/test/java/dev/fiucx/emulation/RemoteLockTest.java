@@ -59,7 +59,9 @@ class RemoteLockTest {
         OWNER,
         leaseNanos,
         counters,
-        (slot, status) -> reported.add(slot + ":" + status));
+        (slot, status, mayHaveApplied) ->
+            reported.add(
+                slot + ":" + status + (status != 0 && mayHaveApplied ? " uncertain" : "")));
   }
 
   @AfterEach
@@ -124,7 +126,7 @@ class RemoteLockTest {
         lock.start(FETCH_SUM, peer, data, 16, locks, operand, 0, null, 0, freed, 0, SLOT));
     caller.close(); // against libfabric's rule: buffers live until their completion
     settleWithin(TimeUnit.SECONDS.toNanos(5));
-    assertEquals(List.of(SLOT + ":" + -FiErrno.EINVAL), reported);
+    assertEquals(List.of(SLOT + ":" + -FiErrno.EINVAL + " uncertain"), reported);
     assertEquals(2.5, memory.get(JAVA_DOUBLE, 16), "the op itself was applied");
     assertEquals(LockWords.word(1, 1, 0), stripeWord(16), "the stripe given back");
   }
@@ -496,6 +498,30 @@ class RemoteLockTest {
   }
 
   @Test
+  void aPutWhoseAnswerIsLostEndsUncertainAndTheElementHoldsTheNewValue() {
+    peer.pending = true;
+    peer.putAnswerLostWith = -FiErrno.ECONNRESET;
+    memory.set(JAVA_DOUBLE, 16, 7.0);
+    assertEquals(TransportPeer.PENDING, startSum(1, 0));
+    settleWithin(TimeUnit.SECONDS.toNanos(5));
+    assertEquals(List.of(SLOT + ":" + -FiErrno.ECONNRESET + " uncertain"), reported);
+    assertEquals(8.0, memory.get(JAVA_DOUBLE, 16), "applied: what uncertain allows");
+    assertTrue(LockWords.isFree(stripeWord(16)), "the peer still answers: released");
+  }
+
+  @Test
+  void aReleaseThatFailsAfterThePutCompletedEndsTheElementWithoutError() {
+    peer.pending = true;
+    peer.releaseAnswerLostWith = -FiErrno.ECONNRESET;
+    memory.set(JAVA_DOUBLE, 16, 7.0);
+    assertEquals(TransportPeer.PENDING, startSum(1, 0));
+    settleWithin(TimeUnit.SECONDS.toNanos(5));
+    assertEquals(List.of(SLOT + ":0"), reported, "its effect is in place at the target");
+    assertEquals(8.0, memory.get(JAVA_DOUBLE, 16));
+    assertEquals(List.of("CAS lock", "GET 16/16", "PUT 16/16", "CAS lock"), peer.log);
+  }
+
+  @Test
   void aRevokedRegionIsNeitherReadNorWritten() {
     data.revoked = true;
     assertEquals(-FiErrno.EKEYREJECTED, startSum(1, 0));
@@ -583,6 +609,14 @@ class RemoteLockTest {
     int failGetWith;
     long lastToken;
 
+    /** Pending puts are applied, then completed with this status: their answer was lost. */
+    int putAnswerLostWith;
+
+    /** The same for the first lock compare-and-swap after a put: the release's answer lost. */
+    int releaseAnswerLostWith;
+
+    private boolean afterPut;
+
     /** Every other post is refused with -FI_EAGAIN (request slots full), the first included. */
     boolean fullEveryOther;
 
@@ -629,9 +663,12 @@ class RemoteLockTest {
       assertEquals(locks, remote);
       assertEquals(8, size);
       log.add("CAS lock");
+      int lost = afterPut ? releaseAnswerLostWith : 0;
+      afterPut = false;
       return run(
           token,
           0,
+          lost,
           () -> {
             long old = lockWords.get(JAVA_LONG, offset);
             if (old == compare) {
@@ -655,10 +692,20 @@ class RemoteLockTest {
         RemoteRegion remote, long offset, int length, long localAddress, long token) {
       assertEquals(data, remote);
       log.add("PUT " + offset + "/" + length);
-      return run(token, 0, () -> MemorySegment.copy(ALL, localAddress, memory, offset, length));
+      afterPut = true;
+      return run(
+          token,
+          0,
+          putAnswerLostWith,
+          () -> MemorySegment.copy(ALL, localAddress, memory, offset, length));
     }
 
     private int run(long token, int status, Runnable op) {
+      return run(token, status, 0, op);
+    }
+
+    /** As a transport: {@code status} fails the op unapplied, {@code lost} after it applied. */
+    private int run(long token, int status, int lost, Runnable op) {
       if (fullEveryOther) {
         refuseNext = !refuseNext;
         if (!refuseNext) {
@@ -679,7 +726,7 @@ class RemoteLockTest {
             if (status == 0) {
               op.run();
             }
-            lock.completed((int) token, status);
+            lock.completed((int) token, status != 0 ? status : lost);
           });
       return PENDING;
     }
