@@ -164,6 +164,7 @@ public final class BenchCommand implements Callable<Integer> {
         return new ProcessesRun(
                 cfg, procs.processes, procs.sameElement, outputs, System.out, System.err)
             .pinTo(run.cpuSet())
+            .warmupLimit(procs.warmupLimit())
             .run(
                 host,
                 targetPort,

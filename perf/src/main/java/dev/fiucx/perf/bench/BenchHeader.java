@@ -69,11 +69,13 @@ final class BenchHeader {
   }
 
   private static void target(PrintStream out, RunFacts facts) {
-    out.printf(
-        "  %-10s %s%s%n",
-        "target",
-        facts.target(),
-        facts.servedRegion() != null && facts.targetStarted()
+    out.printf("  %-10s %s%n", "target", targetWords(facts));
+  }
+
+  /** The target and what it is, as the header and the page say it. */
+  static String targetWords(RunFacts facts) {
+    return facts.target()
+        + (facts.servedRegion() != null && facts.targetStarted()
             ? " (a serve bench runs in its own process: region " + facts.servedRegion() + ")"
             : facts.servedRegion() != null
                 ? " (a fiucx serve: region "

@@ -9,9 +9,7 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -360,48 +358,8 @@ final class BenchSession {
 
   /** The facts at the top of the page: what ran, against what, on what. */
   private Map<String, String> pageFacts(RunFacts facts) {
-    Map<String, String> m = new LinkedHashMap<>();
-    m.put("fiucx", facts.machine().get("fiucx"));
-    m.put(
-        "machine",
-        String.join(
-            ", ",
-            facts.machine().get("host"),
-            facts.machine().get("cores") + " cores",
-            facts.machine().get("os"),
-            facts.machine().get("jdk")));
-    m.put("cells", matrix != null ? matrix.describe() : cfg.cellLabel());
-    m.put(
-        "calls",
-        String.format(
-            Locale.ROOT,
-            "%d element%s per call, window %d, %d thread%s, %s after %d to warm up",
-            cfg.count(),
-            cfg.count() == 1 ? "" : "s",
-            cfg.window(),
-            cfg.threads(),
-            cfg.threads() == 1 ? "" : "s",
-            cfg.duration() == null
-                ? cfg.iterations() + " calls per thread"
-                : cfg.duration().toMillis() / 1e3 + " s",
-            cfg.warmup()));
-    m.put(
-        "target",
-        facts.target()
-            + (facts.servedRegion() != null
-                ? " (a fiucx serve: region " + facts.servedRegion() + ")"
-                : facts.targetStarted() ? " (a process bench started)" : ""));
-    m.put(
-        "ucx",
-        String.join(
-            ", ",
-            facts.ucxVersion(),
-            "UCX_TLS " + facts.ucxTls(),
-            "progress " + cfg.progress().name().toLowerCase(Locale.ROOT),
-            "threading " + cfg.domainAttr().threading().name().toLowerCase(Locale.ROOT)));
-    m.put("path", facts.path());
-    m.put("pinning", cpus == null ? "none" : "each measuring thread on CPUs " + cpus);
-    return m;
+    return RunFiles.pageFacts(
+        cfg, facts, matrix != null ? matrix.describe() : cfg.cellLabel(), cpus);
   }
 
   private void printTable(List<BenchResult> results) {
@@ -545,32 +503,7 @@ final class BenchSession {
           vs,
           parent == null ? null : InitiatorFigures.section(main, domains));
     }
-    if (outputs.html() != null) {
-      MatrixPage.write(
-          outputs.html(),
-          pageFacts(facts),
-          List.of(MatrixCell.timed(cfg, facts.attr(), main)),
-          outputs.matrixRanks());
-    }
-    if (outputs.hgrm() != null) {
-      try (PrintStream out =
-          new PrintStream(Files.newOutputStream(outputs.hgrm()), true, "UTF-8")) {
-        // values are nanoseconds; HdrHistogram's tools expect the unit of the plot: microseconds
-        main.histogram().outputPercentileDistribution(out, 1000.0);
-      }
-    }
-    if (outputs.plot() != null) {
-      String title = cfg.cellLabel() + " over " + cfg.transport() + ", " + facts.mechanismWord();
-      if (sweep != null) {
-        PlotWriter.rateAgainstWindow(outputs.plot(), sweep, title);
-      } else {
-        PlotWriter.percentiles(
-            outputs.plot(),
-            main.histogram(),
-            title + ", window " + cfg.window(),
-            main.latency().kind());
-      }
-    }
+    RunFiles.write(outputs, cfg, facts, pageFacts(facts), main, sweep, null, "");
   }
 
   /** The windows to run: the one asked, or 1, 2, 4, ... up to it for a sweep. */

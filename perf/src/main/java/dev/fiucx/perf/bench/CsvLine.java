@@ -11,15 +11,30 @@ import java.util.Locale;
  * sweep, or each cell of a matrix (a cell that was not timed has its figures empty and says why in
  * {@code target_check}). Latencies in nanoseconds, durations in seconds, rates per second; the
  * percentile columns are those asked ({@code -R}), {@code p50_ns} .. {@code p99_9_ns} unless told
- * otherwise. docs/bench.md lists the columns.
+ * otherwise. Under bench -P a row per initiator and one for all of them, each with the columns of
+ * {@link #PROCESS_COLUMNS} after the usual ones. docs/bench.md lists the columns.
  */
 final class CsvLine {
   /** The columns with the default percentiles. */
   static final List<String> COLUMNS = columns(Percentiles.DEFAULT);
 
+  /**
+   * The columns bench -P adds after the usual ones: the row's initiator ({@code 0} .. N-1, or
+   * {@code all}), its process id, its calls with the warm-up (all initiators' for {@code all}: what
+   * the target saw), and the fairness over the initiators' rates (in the {@code all} row only).
+   */
+  static final List<String> PROCESS_COLUMNS =
+      List.of("initiator", "pid", "calls_with_warmup", "min_over_max", "jain_index");
+
   private CsvLine() {}
 
+  /** The columns of one process's runs, with {@code percentiles}' columns. */
   static List<String> columns(Percentiles percentiles) {
+    return columns(percentiles, false);
+  }
+
+  /** The columns, with bench -P's {@link #PROCESS_COLUMNS} at the end when {@code processes}. */
+  static List<String> columns(Percentiles percentiles, boolean processes) {
     List<String> c =
         new ArrayList<>(
             List.of(
@@ -43,11 +58,19 @@ final class CsvLine {
       c.add(percentiles.key(i) + "_ns");
     }
     c.addAll(List.of("max_ns", "mean_ns", "overall_ns_per_op", "target_check"));
+    if (processes) {
+      c.addAll(PROCESS_COLUMNS);
+    }
     return List.copyOf(c);
   }
 
   static void header(PrintStream out, Percentiles percentiles) {
-    out.println(String.join(",", columns(percentiles)));
+    header(out, percentiles, false);
+  }
+
+  /** The header line, with bench -P's columns when {@code processes}. */
+  static void header(PrintStream out, Percentiles percentiles, boolean processes) {
+    out.println(String.join(",", columns(percentiles, processes)));
   }
 
   /**
@@ -59,6 +82,19 @@ final class CsvLine {
    */
   static void row(
       PrintStream out, Percentiles percentiles, String mechanism, String path, BenchResult r) {
+    row(out, percentiles, mechanism, path, r, List.of());
+  }
+
+  /**
+   * One timed run, then {@code more} (bench -P's {@link #PROCESS_COLUMNS}, already as CSV fields).
+   */
+  static void row(
+      PrintStream out,
+      Percentiles percentiles,
+      String mechanism,
+      String path,
+      BenchResult r,
+      List<String> more) {
     BenchConfig c = r.config();
     LatencySummary l = r.latency(percentiles);
     String check = !r.check().checked() ? "unchecked" : r.check().ok() ? "ok" : "wrong";
@@ -78,6 +114,7 @@ final class CsvLine {
       cells.add(num(v));
     }
     cells.addAll(List.of(num(l.max()), num(l.mean()), num(r.overallNanosPerOp()), check));
+    cells.addAll(more);
     out.println(String.join(",", cells));
   }
 
@@ -107,7 +144,8 @@ final class CsvLine {
         quoted(path));
   }
 
-  private static String num(double v) {
+  /** A figure with three decimals, as every figure of the CSV. */
+  static String num(double v) {
     return String.format(Locale.ROOT, "%.3f", v);
   }
 

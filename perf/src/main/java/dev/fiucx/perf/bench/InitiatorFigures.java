@@ -75,6 +75,31 @@ record InitiatorFigures(
     return Arrays.stream(opsPerThread).sum();
   }
 
+  /** Calls made in all, warm-up included, all its threads: what the target saw of it. */
+  long calls() {
+    return Arrays.stream(callsPerThread).sum();
+  }
+
+  /**
+   * Its run as one process's: its own calls, measuring time and histogram.
+   *
+   * @param cfg the run's configuration (one initiator's threads)
+   * @param check the target check over every initiator's elements
+   */
+  BenchResult result(BenchConfig cfg, TargetCheck check) {
+    return new BenchResult(
+        cfg,
+        opsPerThread,
+        callsPerThread,
+        seconds(),
+        histogram,
+        error,
+        check,
+        List.of(),
+        startNanos,
+        endNanos);
+  }
+
   double seconds() {
     return (endNanos - startNanos) / 1e9;
   }

@@ -96,18 +96,33 @@ final class InitiatorProcess implements AutoCloseable {
     return process.pid();
   }
 
+  /** What became of a child's warm-up while its parent waited. */
+  enum WarmUp {
+    /** It said {@link ParentWatch#WARMED_UP}. */
+    DONE,
+    /** It exited before it said so. */
+    EXITED,
+    /** It still runs and has not said so: the wait's limit passed. */
+    SILENT
+  }
+
   /**
-   * Waits until the child has warmed up.
+   * Waits until the child has warmed up, it exits, or the host's monotonic clock ({@code
+   * System.nanoTime}) reaches {@code deadlineNanos}.
    *
-   * @return true once it has, false when it exited before
+   * @param deadlineNanos when to stop waiting, on {@code System.nanoTime}'s clock
+   * @return what became of its warm-up
    */
-  boolean awaitWarmedUp() throws InterruptedException {
+  WarmUp awaitWarmedUp(long deadlineNanos) throws InterruptedException {
     while (!warmedUp.await(50, TimeUnit.MILLISECONDS)) {
       if (!process.isAlive()) {
-        return warmedUp.getCount() == 0;
+        return warmedUp.getCount() == 0 ? WarmUp.DONE : WarmUp.EXITED;
+      }
+      if (System.nanoTime() - deadlineNanos >= 0) {
+        return WarmUp.SILENT;
       }
     }
-    return true;
+    return WarmUp.DONE;
   }
 
   /** Tells the child to measure; one that is gone already shows in its exit status instead. */
@@ -136,13 +151,26 @@ final class InitiatorProcess implements AutoCloseable {
     try {
       process.getOutputStream().close();
       if (!process.waitFor(5, TimeUnit.SECONDS)) {
-        process.destroyForcibly();
-        process.waitFor(5, TimeUnit.SECONDS);
+        kill();
       }
     } catch (IOException e) {
-      process.destroyForcibly();
+      kill();
     } catch (InterruptedException e) {
-      process.destroyForcibly();
+      kill();
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * Kills the child (SIGKILL, which ends a stopped process too) and whatever it started, and waits
+   * up to 5 s for it to be gone.
+   */
+  void kill() {
+    process.descendants().forEach(ProcessHandle::destroyForcibly);
+    process.destroyForcibly();
+    try {
+      process.waitFor(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
   }

@@ -17,7 +17,8 @@ import org.knowm.xchart.XYSeries;
 /**
  * bench's PNG plots, drawn with XChart: the latency percentile distribution (HdrHistogram's usual
  * picture: latency against percentile on a 1/(1-p) axis, so 90%, 99%, 99.9% are evenly spaced) and
- * the rate against the window of a window sweep.
+ * the rate against the window of a window sweep. Under bench -P the latency plot has one curve for
+ * all initiators and one for each.
  */
 final class PlotWriter {
   private static final int WIDTH = 900;
@@ -25,22 +26,25 @@ final class PlotWriter {
 
   private PlotWriter() {}
 
+  /**
+   * One latency distribution of a plot: a name for its legend and the histogram.
+   *
+   * @param name the legend's words for it (a chart's names are all different)
+   * @param histogram its samples, in nanoseconds
+   */
+  record Curve(String name, Histogram histogram) {}
+
   /** Latency against percentile, one point per percentile step of HdrHistogram. */
   static void percentiles(Path file, Histogram h, String title, String kind) throws IOException {
-    List<Double> x = new ArrayList<>();
-    List<Double> y = new ArrayList<>();
-    for (HistogramIterationValue v : h.percentiles(5)) {
-      double p = v.getPercentileLevelIteratedTo();
-      if (p >= 100.0) {
-        break; // 1/(1-p) is infinite there; the max is the last point below
-      }
-      x.add(1 / (1 - p / 100));
-      y.add(Math.max(1, v.getValueIteratedTo()) / 1e3);
-    }
-    if (x.isEmpty()) {
-      x.add(1.0);
-      y.add(0.001);
-    }
+    percentiles(file, title, kind, List.of(new Curve("latency", h)));
+  }
+
+  /**
+   * Several latency distributions on one chart (bench -P: every initiator's added up, then each
+   * one's), with a legend when there is more than one.
+   */
+  static void percentiles(Path file, String title, String kind, List<Curve> curves)
+      throws IOException {
     XYChart chart =
         new XYChartBuilder()
             .width(WIDTH)
@@ -52,9 +56,25 @@ final class PlotWriter {
     chart.getStyler().setXAxisLogarithmic(true);
     chart.getStyler().setXAxisTickLabelsFormattingFunction(PlotWriter::percentileLabel);
     chart.getStyler().setYAxisLogarithmic(true); // tails are orders of magnitude above the median
-    chart.getStyler().setLegendVisible(false);
+    chart.getStyler().setLegendVisible(curves.size() > 1);
     chart.getStyler().setMarkerSize(3);
-    chart.addSeries("latency", x, y);
+    for (Curve c : curves) {
+      List<Double> x = new ArrayList<>();
+      List<Double> y = new ArrayList<>();
+      for (HistogramIterationValue v : c.histogram().percentiles(5)) {
+        double p = v.getPercentileLevelIteratedTo();
+        if (p >= 100.0) {
+          break; // 1/(1-p) is infinite there; the max is the last point below
+        }
+        x.add(1 / (1 - p / 100));
+        y.add(Math.max(1, v.getValueIteratedTo()) / 1e3);
+      }
+      if (x.isEmpty()) {
+        x.add(1.0);
+        y.add(0.001);
+      }
+      chart.addSeries(c.name(), x, y);
+    }
     save(chart, file);
   }
 

@@ -1,5 +1,6 @@
 package dev.fiucx.perf.bench;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -22,10 +23,23 @@ final class ProcessOptions {
           "start N initiator processes (each a JVM with its own -T threads) against one target:"
               + " a serve bench starts in this process, or --connect HOST:PORT --region NAME;"
               + " reports the aggregate rate, each initiator's, fairness (min/max, Jain's index)"
-              + " and the target check over all. One cell; not with --vs-ucx-perftest,"
-              + " --sweep-window, --server, --fetched, --metrics-port, --csv, --html, --hgrm or"
-              + " --plot")
+              + " and the target check over all; --csv adds a row per initiator, --plot a curve"
+              + " per initiator. One cell; not with --vs-ucx-perftest, --sweep-window, --server,"
+              + " --fetched or --metrics-port")
   Integer processes;
+
+  /** How long -P waits for every initiator to say it warmed up, unless told otherwise. */
+  static final Duration WARMUP_LIMIT = Duration.ofSeconds(120);
+
+  @Option(
+      names = "--warmup-limit",
+      paramLabel = "TIME",
+      converter = DurationConverter.class,
+      description =
+          "with -P: how long to wait for every initiator to say it has warmed up (start, connect"
+              + " and -w calls) before ending them all and failing (default 120s; raise it for a"
+              + " slow warm-up, e.g. a remote-lock cell over tcp)")
+  Duration warmupLimit;
 
   @Option(
       names = "--same-element",
@@ -87,8 +101,9 @@ final class ProcessOptions {
   boolean check(
       int cells, TargetOptions target, ReportOptions report, boolean fetched, Given given) {
     if (processes == null) {
-      if (sameElement) {
-        throw new BenchUsageException("--same-element goes with -P (--processes)");
+      if (sameElement || warmupLimit != null) {
+        throw new BenchUsageException(
+            (sameElement ? "--same-element" : "--warmup-limit") + " goes with -P (--processes)");
       }
       return false;
     }
@@ -104,15 +119,7 @@ final class ProcessOptions {
                     ? "--sweep-window"
                     : fetched
                         ? "--fetched"
-                        : given.named("--metrics-port")
-                            ? "--metrics-port"
-                            : report.csv
-                                ? "--csv"
-                                : report.html != null
-                                    ? "--html"
-                                    : report.hgrm != null
-                                        ? "--hgrm"
-                                        : report.plot != null ? "--plot" : null;
+                        : given.named("--metrics-port") ? "--metrics-port" : null;
     if (other != null) {
       throw new BenchUsageException("-P and " + other + ": one at a time");
     }
@@ -130,6 +137,11 @@ final class ProcessOptions {
           "--server-progress is a bench target's; the serve -P runs against progresses by itself");
     }
     return true;
+  }
+
+  /** How long to wait for the initiators' warm-ups: {@code --warmup-limit}, else 120 s. */
+  Duration warmupLimit() {
+    return warmupLimit != null ? warmupLimit : WARMUP_LIMIT;
   }
 
   /** Whether the command line named an option. */

@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -45,8 +46,10 @@ final class ProcessesRun {
   private final boolean sameElement;
   private final BenchOutputs outputs;
   private final PrintStream out;
+  private final PrintStream csv;
   private final PrintStream err;
   private CpuSet cpus;
+  private Duration warmupLimit = ProcessOptions.WARMUP_LIMIT;
 
   ProcessesRun(
       BenchConfig cfg,
@@ -59,8 +62,18 @@ final class ProcessesRun {
     this.processes = processes;
     this.sameElement = sameElement;
     this.outputs = outputs;
-    this.out = out;
+    this.out = outputs.csv() ? err : out;
+    this.csv = out;
     this.err = err;
+  }
+
+  /**
+   * How long to wait for every initiator to say it has warmed up; after that every initiator is
+   * killed and the run fails, naming those that did not say it.
+   */
+  ProcessesRun warmupLimit(Duration limit) {
+    this.warmupLimit = limit;
+    return this;
   }
 
   /** The CPUs each initiator's threads pin themselves to ({@code -c}), or null: for the header. */
@@ -134,13 +147,7 @@ final class ProcessesRun {
                 observer.domain().describe(),
                 MachineFacts.collect());
         BenchHeader.print(out, cfg, facts, cpus);
-        out.printf(
-            "  %-10s %d processes (each a JVM with the threads above), %s%n",
-            "initiators",
-            processes,
-            sameElement
-                ? "all on the same elements (--same-element)"
-                : "each on elements of its own");
+        out.printf("  %-10s %s%n", "initiators", initiatorsWords());
         out.flush();
         ElementReader reader = new ElementReader(observer, link.key());
         byte[][] before = readSlots(reader);
@@ -155,6 +162,15 @@ final class ProcessesRun {
     }
   }
 
+  /** How many initiators, and on which elements: for the header and the page. */
+  private String initiatorsWords() {
+    return processes
+        + " processes (each a JVM with the threads above), "
+        + (sameElement
+            ? "all on the same elements (--same-element)"
+            : "each on elements of its own");
+  }
+
   private byte[][] readSlots(ElementReader reader) throws IOException {
     byte[][] slots = new byte[slots()][];
     for (int s = 0; s < slots.length; s++) {
@@ -165,7 +181,8 @@ final class ProcessesRun {
 
   /**
    * Starts the initiators, lets them measure together once all have warmed up, and reads their
-   * figures; null (having said why) when one failed.
+   * figures; null (having said why) when one failed, or when one had not said it warmed up once the
+   * warm-up's limit passed (every initiator is killed then).
    */
   private List<InitiatorFigures> initiators(
       String target, String region, byte[] secret, List<String> passedOn) throws IOException {
@@ -179,11 +196,22 @@ final class ProcessesRun {
         args.addAll(List.of("--initiator-of-processes", "--elements-at", "" + elementsAt(p)));
         started.add(new InitiatorProcess(p, args, secret));
       }
+      long deadline = System.nanoTime() + warmupLimit.toNanos();
+      List<InitiatorProcess> silent = new ArrayList<>();
       for (InitiatorProcess c : started) {
-        if (!c.awaitWarmedUp()) {
-          failed(c, c.waitFor(), "before it warmed up");
-          return null;
+        switch (c.awaitWarmedUp(deadline)) {
+          case EXITED -> {
+            failed(c, c.waitFor(), "before it warmed up");
+            return null;
+          }
+          case SILENT -> silent.add(c);
+          case DONE -> {}
         }
+      }
+      if (!silent.isEmpty()) {
+        silent(silent);
+        started.forEach(InitiatorProcess::kill);
+        return null;
       }
       for (InitiatorProcess c : started) {
         c.go();
@@ -218,6 +246,29 @@ final class ProcessesRun {
 
   private static Path json(Path dir, int p) {
     return dir.resolve("initiator-" + p + ".json");
+  }
+
+  /** Says which initiators did not say they warmed up in time, with their last lines. */
+  private void silent(List<InitiatorProcess> silent) {
+    List<String> names = new ArrayList<>();
+    for (InitiatorProcess c : silent) {
+      c.lastLines().forEach(err::println);
+      names.add(c.index() + " (pid " + c.pid() + ")");
+    }
+    err.printf(
+        Locale.ROOT,
+        "fiucx bench: initiator%s %s did not say %s warmed up within %s; every initiator was"
+            + " killed (--warmup-limit gives a slow warm-up longer)%n",
+        silent.size() == 1 ? "" : "s",
+        String.join(", ", names),
+        silent.size() == 1 ? "it had" : "they had",
+        words(warmupLimit));
+  }
+
+  /** A limit in words: 120 s, 1500 ms. */
+  private static String words(Duration d) {
+    long ms = d.toMillis();
+    return ms % 1000 == 0 ? ms / 1000 + " s" : ms + " ms";
   }
 
   private void failed(InitiatorProcess c, int status, String when) {
@@ -275,18 +326,24 @@ final class ProcessesRun {
     table.header(out, total.latency().kind());
     table.row(out, "all", total);
     table.footer(out);
-    out.printf(
-        Locale.ROOT,
-        "fairness: min/max %.3f, Jain's index %.4f over %d initiators' calls/s%n",
-        fair.minOverMax(),
-        fair.jain(),
-        processes);
+    String fairness =
+        String.format(
+            Locale.ROOT,
+            "min/max %.3f, Jain's index %.4f over %d initiators' calls/s",
+            fair.minOverMax(),
+            fair.jain(),
+            processes);
+    out.println("fairness: " + fairness);
     Map<String, Long> em = InitiatorFigures.sum(figures);
     String counts = emulationLine(facts.attr().mechanism(), em);
     if (counts != null) {
       out.println(counts);
     }
     out.println("target check: " + check.detail());
+    if (outputs.csv()) {
+      csvRows(facts, figures, check, total, fair);
+    }
+    writeFiles(facts, figures, total, all, fairness);
     if (outputs.json() != null) {
       ObjectNode more = new ObjectMapper().createObjectNode();
       ObjectNode section = more.putObject("processes");
@@ -295,10 +352,10 @@ final class ProcessesRun {
       section.put("slots", slots());
       section.put("first_start_to_last_end_s", (end - start) / 1e9);
       section.put("all_measuring_s", Math.max(0, firstEnd - lastStart) / 1e9);
-      ObjectNode fairness = section.putObject("fairness");
-      fairness.put("min_over_max", fair.minOverMax());
-      fairness.put("jain_index", fair.jain());
-      fairness.put("over", "ops_per_s of each initiator");
+      ObjectNode fairnessNode = section.putObject("fairness");
+      fairnessNode.put("min_over_max", fair.minOverMax());
+      fairnessNode.put("jain_index", fair.jain());
+      fairnessNode.put("over", "ops_per_s of each initiator");
       ObjectNode emulation = section.putObject("emulation");
       em.forEach(emulation::put);
       ArrayNode list = section.putArray("initiators");
@@ -313,6 +370,96 @@ final class ProcessesRun {
       return 1;
     }
     return 0;
+  }
+
+  /**
+   * {@code --html}, {@code --hgrm} and {@code --plot}: the page of the one cell with all
+   * initiators' figures and a line per initiator, the distribution of all their samples, and the
+   * plot of all their latencies with a curve per initiator.
+   */
+  private void writeFiles(
+      RunFacts facts,
+      List<InitiatorFigures> figures,
+      BenchResult total,
+      Histogram all,
+      String fairness)
+      throws IOException {
+    Percentiles ranks = outputs.ranks();
+    Map<String, String> page = RunFiles.pageFacts(cfg, facts, cfg.cellLabel(), cpus);
+    page.put("initiators", initiatorsWords());
+    page.put("fairness", fairness);
+    List<PlotWriter.Curve> curves = new ArrayList<>();
+    curves.add(
+        new PlotWriter.Curve(
+            "all "
+                + processes
+                + " initiators: "
+                + Figures.rate(total.opsPerSecond()).strip()
+                + " calls/s",
+            all));
+    for (int p = 0; p < processes; p++) {
+      InitiatorFigures f = figures.get(p);
+      LatencySummary l = LatencySummary.of(f.histogram(), cfg.window() == 1, ranks);
+      String rate = Figures.rate(f.opsPerSecond()).strip() + " calls/s";
+      page.put(
+          "initiator " + p,
+          String.format(
+              Locale.ROOT,
+              "pid %d: %d calls in %.3f s, %s, %s %s us, max %s us",
+              f.pid(),
+              f.ops(),
+              f.seconds(),
+              rate,
+              ranks.head(0),
+              Figures.micros(l.values()[0]),
+              Figures.micros(l.max())));
+      curves.add(
+          new PlotWriter.Curve(
+              "initiator " + p + " (pid " + f.pid() + "): " + rate, f.histogram()));
+    }
+    RunFiles.write(
+        outputs, cfg, facts, page, total, null, curves, ", " + processes + " initiator processes");
+  }
+
+  /**
+   * {@code --csv}: the header with -P's columns, a row per initiator (its own calls, time, rate and
+   * latencies), then one for all of them ({@code all}: as the table's row, with the fairness).
+   */
+  private void csvRows(
+      RunFacts facts,
+      List<InitiatorFigures> figures,
+      TargetCheck check,
+      BenchResult total,
+      Fairness fair) {
+    Percentiles ranks = outputs.ranks();
+    String mechanism = facts.attr().mechanism().name();
+    CsvLine.header(csv, ranks, true);
+    long calls = 0;
+    for (int p = 0; p < processes; p++) {
+      InitiatorFigures f = figures.get(p);
+      long mine = f.calls();
+      calls += mine;
+      CsvLine.row(
+          csv,
+          ranks,
+          mechanism,
+          facts.path(),
+          f.result(cfg, check),
+          List.of(Integer.toString(p), Long.toString(f.pid()), Long.toString(mine), "", ""));
+    }
+    CsvLine.row(
+        csv,
+        ranks,
+        mechanism,
+        facts.path(),
+        total,
+        List.of(
+            "all",
+            "",
+            Long.toString(calls),
+            CsvLine.num(fair.minOverMax()),
+            String.format(Locale.ROOT, "%.4f", fair.jain())));
+    csv.flush();
   }
 
   private ObjectNode initiator(int p, InitiatorFigures f, Percentiles ranks) {

@@ -192,13 +192,13 @@ class BenchProcessesTest {
       List<String> args = new ArrayList<>(child);
       args.add("counter");
       InitiatorProcess waiting = new InitiatorProcess(0, args, null);
-      assertTrue(waiting.awaitWarmedUp());
+      assertEquals(InitiatorProcess.WarmUp.DONE, waiting.awaitWarmedUp(inTwoMinutes()));
       waiting.close();
       assertEquals(1, waiting.waitFor());
       args = new ArrayList<>(child);
       args.add("nope");
       try (InitiatorProcess failing = new InitiatorProcess(1, args, null)) {
-        assertEquals(false, failing.awaitWarmedUp());
+        assertEquals(InitiatorProcess.WarmUp.EXITED, failing.awaitWarmedUp(inTwoMinutes()));
         assertEquals(1, failing.waitFor());
         assertTrue(
             failing
@@ -213,6 +213,11 @@ class BenchProcessesTest {
       // the waiting one made its 10 warm-up calls and was never told to measure
       assertEquals(10, server.memory("counter").get(JAVA_LONG, 64));
     }
+  }
+
+  /** A deadline for a warm-up that a test does not hold back: far enough never to be reached. */
+  private static long inTwoMinutes() {
+    return System.nanoTime() + 120_000_000_000L;
   }
 
   @Test
@@ -292,7 +297,6 @@ class BenchProcessesTest {
     refused("fiucx bench: -P and --server: one at a time", "--server");
     refused("fiucx bench: -P and --fetched: one at a time", "--fetched", "f.txt");
     refused("fiucx bench: -P and --metrics-port: one at a time", "--metrics-port", "0");
-    refused("fiucx bench: -P and --csv: one at a time", "--csv");
     refused(
         "fiucx bench: -P runs one cell; this selection has 2 (one -o, -z and --family)",
         "-o",
@@ -313,6 +317,9 @@ class BenchProcessesTest {
     r = BenchCli.run("bench", "--same-element");
     assertEquals(2, r.exit());
     assertEquals("fiucx bench: --same-element goes with -P (--processes)", r.err().strip());
+    r = BenchCli.run("bench", "--warmup-limit", "5s");
+    assertEquals(2, r.exit());
+    assertEquals("fiucx bench: --warmup-limit goes with -P (--processes)", r.err().strip());
     r = BenchCli.run("bench", "--help");
     assertTrue(r.out().contains("-P, --processes=N"), r.out());
   }
