@@ -15,6 +15,7 @@ public final class NetworkNamespaces implements AutoCloseable {
   private final String a;
   private final String b;
   private final int subnet;
+  private final String vethA;
 
   /** Creates the two hosts; names carry this process's pid so parallel runs do not clash. */
   public NetworkNamespaces() {
@@ -22,7 +23,7 @@ public final class NetworkNamespaces implements AutoCloseable {
     a = "fiucx-a-" + pid;
     b = "fiucx-b-" + pid;
     subnet = (int) (pid % 250) + 1;
-    String vethA = "fxa" + pid;
+    vethA = "fxa" + pid;
     String vethB = "fxb" + pid;
     try {
       run("ip", "netns", "add", a);
@@ -76,6 +77,33 @@ public final class NetworkNamespaces implements AutoCloseable {
    */
   public List<String> prefix(int host) {
     return List.of("ip", "netns", "exec", host == 0 ? a : b);
+  }
+
+  /**
+   * Drops what crosses the link into host 0, and with {@code bothWays} what leaves it too (an
+   * iptables DROP rule inside host 0's namespace), until {@link #heal}.
+   *
+   * @param bothWays whether host 0's outgoing packets are dropped as well
+   */
+  public void partition(boolean bothWays) {
+    run("ip", "netns", "exec", a, "iptables", "-I", "INPUT", "-i", vethA, "-j", "DROP");
+    if (bothWays) {
+      run("ip", "netns", "exec", a, "iptables", "-I", "OUTPUT", "-o", vethA, "-j", "DROP");
+    }
+  }
+
+  /** Ends a {@link #partition}: host 0's rules removed. */
+  public void heal() {
+    run("ip", "netns", "exec", a, "iptables", "-F");
+  }
+
+  /**
+   * Takes the link down at host 0's end, or brings it back up.
+   *
+   * @param up whether the link comes up
+   */
+  public void link(boolean up) {
+    run("ip", "-n", a, "link", "set", vethA, up ? "up" : "down");
   }
 
   private static void run(String... cmd) {
