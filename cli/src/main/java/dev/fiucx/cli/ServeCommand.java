@@ -50,7 +50,7 @@ import picocli.CommandLine.Option;
           + " Fabric.connect(\"HOST:PORT\", ...) or bench --connect HOST:PORT --region NAME.",
       "Exit status 0 after a clean stop, 1 when serving failed, 2 on bad options."
     })
-public final class ServeCommand implements Callable<Integer>, ProviderGate.OpensProvider {
+final class ServeCommand implements Callable<Integer>, ProviderGate.OpensProvider {
   /** The bootstrap port unless told otherwise (bench --server's default too). */
   static final int DEFAULT_PORT = 13340;
 
