@@ -4,7 +4,8 @@
  * written against {@code dev.fiucx.spi} alone: it opens the engine's domain over its transport
  * ({@code Engine.openDomain}) and recognises the lock-word region by its access ({@code
  * LockWordRegion}), so no package of the engine is exported to it. The packages that are exported
- * by name go to the conformance module and perf, each named here with the reason it needs them.
+ * by name go to the conformance module, perf and the command line, each named here with the reason
+ * it needs them.
  */
 // "module": the qualified exports name modules built after this one; "requires-automatic":
 // Micrometer names its module in its manifest (Automatic-Module-Name), a stable name
@@ -19,11 +20,12 @@ module dev.fiucx {
   exports dev.fiucx.spi;
   exports dev.fiucx.metrics;
 
-  // the reference semantics: what the conformance suite checks against, what `info` and the demo
-  // print, what the JMH benchmarks measure
+  // the reference semantics: what the conformance suite checks against, what bench checks its
+  // target with, what the JMH benchmarks measure, what `info` and the demo print
   exports dev.fiucx.semantics to
       dev.fiucx.conformance,
-      dev.fiucx.perf;
+      dev.fiucx.perf,
+      dev.fiucx.cli;
   // the frames under serve and connect, which the test-mode serve and bench's run control extend
   exports dev.fiucx.bootstrap to
       dev.fiucx.conformance,

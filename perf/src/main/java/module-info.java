@@ -1,40 +1,39 @@
 /**
- * The {@code fiucx} command line ({@code cli}), bench ({@code bench}) and the JMH microbenchmarks
- * ({@code jmh}). It exports nothing. It runs the ucx provider, found as a service; the launcher
- * grants native access to the modules that call native code ({@code
- * --enable-native-access=dev.fiucx,dev.fiucx.ucx,jucx,dev.fiucx.perf}: this one pins bench's
- * threads with a {@code sched_setaffinity} downcall).
+ * bench ({@code bench}), its comparison with {@code ucx_perftest}, its plots, and the JMH
+ * microbenchmarks ({@code jmh}). The command line ({@code dev.fiucx.cli}) runs bench, serves {@code
+ * /metrics} and starts JMH through the one package exported to it, {@code dev.fiucx.perf}; the rest
+ * is nobody's. The launcher grants this module native access: bench pins its threads with a {@code
+ * sched_setaffinity} downcall, and the in-process JMH harness points UCX's log at stderr.
  */
+// "module": the qualified export names the command line, built after this one;
 // "requires-automatic": HdrHistogram, XChart and JMH have neither a module descriptor nor an
 // Automatic-Module-Name; their names come from the jar names Maven gives them (artifactId-version)
-@SuppressWarnings("requires-automatic")
+@SuppressWarnings({"module", "requires-automatic"})
 module dev.fiucx.perf {
   requires dev.fiucx;
   requires dev.fiucx.conformance;
-  // the provider the command line runs, found as a service; required so that it is always
-  // resolved, also where nothing binds services (jlink, a test's module path)
+  // the provider bench runs, found as a service; required so that it is always resolved, also
+  // where nothing binds services (jlink, a test's module path)
   requires dev.fiucx.ucx;
   requires micrometer.core;
   requires micrometer.registry.prometheus;
-  requires info.picocli;
+  // Bench's API names picocli's CommandLine: the command line reads picocli through this module
+  requires transitive info.picocli;
   requires com.fasterxml.jackson.databind;
   requires HdrHistogram;
   requires xchart;
   requires jmh.core;
-  // bench's /metrics endpoint
+  // the /metrics endpoint
   requires jdk.httpserver;
-  // serve's and soak's SIGTERM and SIGINT handlers (sun.misc.Signal)
-  requires jdk.unsupported;
   // the JMH allocation profiler reads the worker thread's allocated bytes (com.sun.management)
   requires jdk.management;
-  // bench's plots (XChart draws with AWT)
+  // bench's plots (XChart draws with AWT): the only module of fiucx that needs it
   requires java.desktop;
 
-  // picocli reads and sets the commands' annotated fields by reflection, and Jackson writes info's
-  // rows (CapabilityRow) by reflection
-  opens dev.fiucx.perf.cli to
-      info.picocli,
-      com.fasterxml.jackson.databind;
+  exports dev.fiucx.perf to
+      dev.fiucx.cli;
+
+  // picocli reads and sets bench's annotated fields by reflection
   opens dev.fiucx.perf.bench to
       info.picocli;
   // JMH makes the profiler, the states and the generated harness by reflection, when it runs

@@ -91,14 +91,33 @@ public final class BenchCommand implements Callable<Integer> {
 
   @Mixin ProcessOptions procs;
 
-  /** Runs bench alone (the target process bench starts runs this). */
+  /**
+   * Runs bench alone: the target process bench starts runs this.
+   *
+   * @param args bench's arguments
+   */
   public static void main(String[] args) {
-    CommandLine cli = new CommandLine(new BenchCommand());
-    cli.setParameterExceptionHandler(BenchCommand::oneLineError);
-    System.exit(cli.execute(args));
+    System.exit(commandLine().execute(args));
   }
 
-  /** A bad option or value: one line, exit status 2 (picocli's own errors included). */
+  /**
+   * A new bench command that reports a bad option in one line ({@link #oneLineError}).
+   *
+   * @return the command
+   */
+  public static CommandLine commandLine() {
+    CommandLine cli = new CommandLine(new BenchCommand());
+    cli.setParameterExceptionHandler(BenchCommand::oneLineError);
+    return cli;
+  }
+
+  /**
+   * A bad option or value: one line, exit status 2 (picocli's own errors included).
+   *
+   * @param e what picocli refused
+   * @param args the arguments it was given
+   * @return 2
+   */
   public static int oneLineError(CommandLine.ParameterException e, String[] args) {
     e.getCommandLine().getErr().println("fiucx bench: " + e.getMessage());
     e.getCommandLine().getErr().flush();

@@ -4,6 +4,7 @@ import dev.fiucx.AtomicAttr;
 import dev.fiucx.BootstrapSecurity;
 import dev.fiucx.FiErrno;
 import dev.fiucx.FiException;
+import dev.fiucx.perf.MetricsEndpoint;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;

@@ -1,17 +1,25 @@
 package dev.fiucx.perf.bench;
 
-import dev.fiucx.perf.cli.FiucxCli;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
-/** Runs {@code fiucx ...} in this JVM as {@code ./fiucx} does, capturing stdout and stderr. */
+/**
+ * Runs {@code fiucx bench ...} in this JVM, capturing stdout and stderr: bench's own command, as
+ * the command line mounts it ({@link dev.fiucx.perf.Bench#commandLine}), without the command line's
+ * provider gate (which is the command line's, tested there).
+ */
 final class BenchCli {
   record Run(int exit, String out, String err) {}
 
   private BenchCli() {}
 
+  /** Runs {@code args}, spelled as on the command line: {@code "bench"} and bench's arguments. */
   static synchronized Run run(String... args) {
+    if (args.length == 0 || !args[0].equals("bench")) {
+      throw new IllegalArgumentException("not a bench command line: " + String.join(" ", args));
+    }
     PrintStream savedOut = System.out;
     PrintStream savedErr = System.err;
     ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -19,7 +27,7 @@ final class BenchCli {
     try {
       System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
       System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-      int exit = FiucxCli.commandLine().execute(args);
+      int exit = BenchCommand.commandLine().execute(Arrays.copyOfRange(args, 1, args.length));
       return new Run(
           exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     } finally {

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.fiucx.conformance.remote.JavaCommand;
 import dev.fiucx.conformance.remote.NetworkNamespaces;
 import dev.fiucx.conformance.suite.RequiresProvider;
-import dev.fiucx.perf.cli.FiucxCli;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,11 +41,14 @@ class PerftestTwoHostsTest {
     assumeTrue(PerftestRunner.find() != null, "needs ucx_perftest (Debian: ucx-utils)");
   }
 
-  /** {@code fiucx ARGS} in host {@code host}, its stdout and stderr in files named {@code name}. */
-  private Process fiucx(NetworkNamespaces hosts, int host, String name, String... args)
+  /**
+   * {@code fiucx bench ARGS} in host {@code host} (bench's own main, as the target process bench
+   * starts), its stdout and stderr in files named {@code name}.
+   */
+  private Process fiucxBench(NetworkNamespaces hosts, int host, String name, String... args)
       throws IOException {
     ProcessBuilder b =
-        new ProcessBuilder(JavaCommand.of(hosts.prefix(host), FiucxCli.class, args))
+        new ProcessBuilder(JavaCommand.of(hosts.prefix(host), BenchCommand.class, args))
             .redirectOutput(dir.resolve(name + ".out").toFile())
             .redirectError(dir.resolve(name + ".err").toFile());
     b.environment().put("UCX_LOG_FILE", "stderr");
@@ -64,7 +66,6 @@ class PerftestTwoHostsTest {
     List<String> args =
         new ArrayList<>(
             List.of(
-                "bench",
                 "--server",
                 "--bind",
                 hosts.address(0),
@@ -74,7 +75,7 @@ class PerftestTwoHostsTest {
                 "--transport",
                 "tcp"));
     args.addAll(List.of(more));
-    Process p = fiucx(hosts, 0, name, args.toArray(String[]::new));
+    Process p = fiucxBench(hosts, 0, name, args.toArray(String[]::new));
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (System.nanoTime() < deadline) {
       Matcher m = LISTENING.matcher(text(name + ".out"));
@@ -91,11 +92,10 @@ class PerftestTwoHostsTest {
   /** bench --connect TARGET --vs-ucx-perftest in host 1; its exit status. */
   private int bench(NetworkNamespaces hosts, String target, String name) throws Exception {
     Process p =
-        fiucx(
+        fiucxBench(
             hosts,
             1,
             name,
-            "bench",
             "--connect",
             target,
             "--transport",
