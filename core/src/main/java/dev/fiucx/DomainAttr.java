@@ -34,6 +34,11 @@ import java.util.function.Consumer;
  *   <tr><td>{@link #lockLease}: how long a remote lock's turn may stay the same before a waiter
  *       takes it (every domain of a job must use the same)</td><td>{@code lock_lease_ms}</td><td>
  *       {@code fiucx.lock_lease_ms}</td><td>10,000 ms</td></tr>
+ *   <tr><td>{@link #operationTimeout}: how long an operation may stay in flight before it ends
+ *       with {@code FI_ETIMEDOUT} (marked {@link CqErrEntry#uncertain} when it writes: its requests
+ *       are still out); over tcp a peer cut off by the network is otherwise waited for as long as
+ *       the kernel retransmits</td><td>{@code operation_timeout_ms}</td><td>{@code
+ *       fiucx.operation_timeout_ms}</td><td>30,000 ms</td></tr>
  *   <tr><td>{@link #controlTimeout}: how long a key's resolution waits for its answer, and a
  *       revocation for its acknowledgements</td><td>{@code control_timeout_ms}</td><td>{@code
  *       fiucx.control_timeout_ms}</td><td>5,000 ms</td></tr>
@@ -110,6 +115,9 @@ public final class DomainAttr {
   /** The domain option of {@link #lockLease}, in milliseconds. */
   public static final String LOCK_LEASE_OPTION = "lock_lease_ms";
 
+  /** The domain option of {@link #operationTimeout}, in milliseconds. */
+  public static final String OPERATION_TIMEOUT_OPTION = "operation_timeout_ms";
+
   /** The domain option of {@link #controlTimeout}, in milliseconds. */
   public static final String CONTROL_TIMEOUT_OPTION = "control_timeout_ms";
 
@@ -132,6 +140,12 @@ public final class DomainAttr {
    */
   public static final Duration DEFAULT_LOCK_LEASE = Duration.ofSeconds(10);
 
+  /**
+   * The operation timeout when none is set: three lock leases, so that an operation queued behind a
+   * lock whose holder died still ends well inside it.
+   */
+  public static final Duration DEFAULT_OPERATION_TIMEOUT = Duration.ofSeconds(30);
+
   /** The control timeout when none is set. */
   public static final Duration DEFAULT_CONTROL_TIMEOUT = Duration.ofSeconds(5);
 
@@ -139,6 +153,7 @@ public final class DomainAttr {
       List.of(
           THREADING_OPTION,
           LOCK_LEASE_OPTION,
+          OPERATION_TIMEOUT_OPTION,
           CONTROL_TIMEOUT_OPTION,
           PEER_FAILURE_DETECTION_OPTION,
           DIRECT_PATH_OPTION,
@@ -149,6 +164,7 @@ public final class DomainAttr {
   private final boolean virtualAddressing;
   private final Threading threading;
   private final Duration lockLease;
+  private final Duration operationTimeout;
   private final Duration controlTimeout;
   private final Boolean peerFailureDetection;
   private final boolean directPath;
@@ -161,6 +177,7 @@ public final class DomainAttr {
     this.virtualAddressing = b.virtualAddressing;
     this.threading = b.threading == null ? Threading.ENDPOINT : b.threading;
     this.lockLease = positive(LOCK_LEASE_OPTION, b.lockLease);
+    this.operationTimeout = positive(OPERATION_TIMEOUT_OPTION, b.operationTimeout);
     this.controlTimeout = positive(CONTROL_TIMEOUT_OPTION, b.controlTimeout);
     this.peerFailureDetection = b.peerFailureDetection;
     this.directPath = b.directPath;
@@ -216,6 +233,7 @@ public final class DomainAttr {
     b.virtualAddressing = virtualAddressing;
     b.threading = threading;
     b.lockLease = lockLease;
+    b.operationTimeout = operationTimeout;
     b.controlTimeout = controlTimeout;
     b.peerFailureDetection = peerFailureDetection;
     b.directPath = directPath;
@@ -253,6 +271,11 @@ public final class DomainAttr {
   /** {@return how long a remote lock's turn may stay the same before a waiter takes it} */
   public Duration lockLease() {
     return lockLease;
+  }
+
+  /** {@return how long an operation may stay in flight before it ends with {@code FI_ETIMEDOUT}} */
+  public Duration operationTimeout() {
+    return operationTimeout;
   }
 
   /**
@@ -298,6 +321,7 @@ public final class DomainAttr {
     Map<String, String> o = new LinkedHashMap<>();
     o.put(THREADING_OPTION, threading.name().toLowerCase(Locale.ROOT));
     o.put(LOCK_LEASE_OPTION, Long.toString(lockLease.toMillis()));
+    o.put(OPERATION_TIMEOUT_OPTION, Long.toString(operationTimeout.toMillis()));
     o.put(CONTROL_TIMEOUT_OPTION, Long.toString(controlTimeout.toMillis()));
     o.put(
         PEER_FAILURE_DETECTION_OPTION,
@@ -315,6 +339,7 @@ public final class DomainAttr {
         && virtualAddressing == a.virtualAddressing
         && threading == a.threading
         && lockLease.equals(a.lockLease)
+        && operationTimeout.equals(a.operationTimeout)
         && controlTimeout.equals(a.controlTimeout)
         && Objects.equals(peerFailureDetection, a.peerFailureDetection)
         && directPath == a.directPath
@@ -347,6 +372,7 @@ public final class DomainAttr {
     private boolean virtualAddressing;
     private Threading threading = Threading.ENDPOINT;
     private Duration lockLease = DEFAULT_LOCK_LEASE;
+    private Duration operationTimeout = DEFAULT_OPERATION_TIMEOUT;
     private Duration controlTimeout = DEFAULT_CONTROL_TIMEOUT;
     private Boolean peerFailureDetection;
     private boolean directPath = true;
@@ -408,6 +434,17 @@ public final class DomainAttr {
      */
     public Builder lockLease(Duration lease) {
       this.lockLease = lease;
+      return this;
+    }
+
+    /**
+     * Sets how long an operation may stay in flight before it ends with {@code FI_ETIMEDOUT}.
+     *
+     * @param timeout the longest an operation waits for its peer
+     * @return this builder
+     */
+    public Builder operationTimeout(Duration timeout) {
+      this.operationTimeout = timeout;
       return this;
     }
 
@@ -497,6 +534,8 @@ public final class DomainAttr {
         case THREADING_OPTION -> threading = threadingOf(v);
         case LOCK_LEASE_OPTION -> lockLease = Duration.ofMillis(positiveLong(name, v));
         case CONTROL_TIMEOUT_OPTION -> controlTimeout = Duration.ofMillis(positiveLong(name, v));
+        case OPERATION_TIMEOUT_OPTION ->
+            operationTimeout = Duration.ofMillis(positiveLong(name, v));
         case PEER_FAILURE_DETECTION_OPTION ->
             peerFailureDetection = v.equalsIgnoreCase("auto") ? null : onOff(name, v);
         case DIRECT_PATH_OPTION -> directPath = onOff(name, v);

@@ -73,6 +73,7 @@ final class DemoCommand implements Callable<Integer>, ProviderGate.OpensProvider
           "ucx.atomic_mode",
           "ucx.direct_path",
           "remote locks",
+          "timeouts",
           "self-test");
 
   /** A JVM and UCX start in a few seconds; a busy machine takes longer. */

@@ -2,6 +2,7 @@ package dev.fiucx.completion;
 
 import dev.fiucx.CqErrEntry;
 import dev.fiucx.FiErrno;
+import dev.fiucx.spi.TransportPeer;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -31,6 +32,7 @@ public final class PendingOperations {
   private static final int EARLY = 2;
 
   private static final int GUARD = 1 << 30;
+
   private static final VarHandle INTS = MethodHandles.arrayElementVarHandle(int[].class);
 
   private final Object[] contexts;
@@ -58,6 +60,15 @@ public final class PendingOperations {
   /** Per slot: the further result buffers of a vector call, made on a slot's first vector. */
   private final MemorySegment[][] moreResults;
 
+  /** Per slot: {@link OperationClock#ticks} when its operation was opened. */
+  private final int[] openedAt;
+
+  /** Per slot: the peer its operation went to, whom {@link #overdue} names when it is late. */
+  private final TransportPeer[] peers;
+
+  /** Per slot: whether {@link #overdue} has named its peer already. */
+  private final boolean[] timedOut;
+
   private final int mask;
   private final boolean concurrent;
   private final OperationCounts counts;
@@ -83,6 +94,9 @@ public final class PendingOperations {
     state = new int[n];
     writes = new boolean[n];
     mayHaveApplied = new boolean[n];
+    openedAt = new int[n];
+    peers = new TransportPeer[n];
+    timedOut = new boolean[n];
     results = new MemorySegment[n];
     moreResults = new MemorySegment[n][];
     mask = n - 1;
@@ -103,6 +117,7 @@ public final class PendingOperations {
    * @param reservedCompletion whether room was reserved in {@code queue} for a success entry
    * @param counter the counter to move, or null
    * @param writes whether the op may change the target (every op but {@code FI_ATOMIC_READ})
+   * @param peer where the op goes
    * @return the slot, or {@code -FI_EAGAIN} when every slot is in flight
    */
   public int open(
@@ -112,7 +127,8 @@ public final class PendingOperations {
       CompletionCounter counter,
       long flags,
       long elements,
-      boolean writes) {
+      boolean writes,
+      TransportPeer peer) {
     for (int probe = 0; probe <= mask; probe++) {
       int s = (cursor + probe) & mask;
       if ((int) INTS.getAcquire(state, s) == FREE) {
@@ -123,6 +139,8 @@ public final class PendingOperations {
         counters[s] = counter;
         cqFlags[s] = flags;
         this.writes[s] = writes;
+        peers[s] = peer;
+        openedAt[s] = OperationClock.ticks();
         // release stores: other threads touch the slot only after a completion that the transport
         // hands them, which follows the post that follows these stores
         INTS.setRelease(status, s, 0);
@@ -156,6 +174,7 @@ public final class PendingOperations {
    *
    * @param result the buffer the element's old value goes to (held until it finishes), or null
    * @param writes whether the op may change the target (every op but {@code FI_ATOMIC_READ})
+   * @param peer where the op goes
    */
   public void openAt(
       int slot,
@@ -165,7 +184,8 @@ public final class PendingOperations {
       CompletionCounter counter,
       long flags,
       MemorySegment result,
-      boolean writes) {
+      boolean writes,
+      TransportPeer peer) {
     cursor = slot + 1;
     results[slot] = result;
     contexts[slot] = context;
@@ -174,6 +194,8 @@ public final class PendingOperations {
     counters[slot] = counter;
     cqFlags[slot] = flags;
     this.writes[slot] = writes;
+    peers[slot] = peer;
+    openedAt[slot] = OperationClock.ticks();
     if (!concurrent) {
       remaining[slot] = 1;
       state[slot] = BUSY;
@@ -296,6 +318,37 @@ public final class PendingOperations {
   }
 
   /**
+   * The peer of an operation open for more than {@code limit} ticks, or null: every operation in
+   * flight to that peer is marked to end with {@code -FI_ETIMEDOUT} (uncertain where it writes: its
+   * requests are out), and the caller then abandons the peer ({@link TransportPeer#abandon}), which
+   * ends them. Each slot is named once. Called by progress; a scan, once per clock tick.
+   *
+   * @param now {@link OperationClock#ticks} now
+   * @param limit the timeout in ticks
+   * @return the late peer, or null when no operation is late
+   */
+  public TransportPeer overdue(int now, int limit) {
+    for (int s = 0; s <= mask; s++) {
+      if ((int) INTS.getAcquire(state, s) == BUSY
+          && !timedOut[s]
+          && peers[s] != null
+          && now - openedAt[s] > limit) {
+        TransportPeer late = peers[s];
+        for (int t = 0; t <= mask; t++) {
+          if ((int) INTS.getAcquire(state, t) == BUSY && peers[t] == late) {
+            timedOut[t] = true;
+            // its answer may come just now: an op marked here that then succeeds did apply
+            mayHaveApplied[t] = true;
+            fail(t, -FiErrno.ETIMEDOUT);
+          }
+        }
+        return late;
+      }
+    }
+    return null;
+  }
+
+  /**
    * Writes the slot's completion or error entry and frees it; {@code byPoster} when the posting
    * thread finishes it, else progress (a transport or emulation completion) does.
    */
@@ -351,6 +404,8 @@ public final class PendingOperations {
     queues[slot] = null;
     counters[slot] = null;
     mayHaveApplied[slot] = false;
+    timedOut[slot] = false;
+    peers[slot] = null;
     status[slot] = 0; // before the release: an early completion of the slot's next use sets it
     INTS.setRelease(state, slot, FREE);
   }

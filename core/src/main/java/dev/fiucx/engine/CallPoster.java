@@ -186,7 +186,8 @@ final class CallPoster {
           counter,
           cqFlags,
           result,
-          cell.op() != FiOp.ATOMIC_READ);
+          cell.op() != FiOp.ATOMIC_READ,
+          peer);
       domain.wakeProgress();
       return 0;
     }
@@ -257,7 +258,8 @@ final class CallPoster {
             reads ? readCounter : writeCounter,
             cqFlags,
             elements,
-            cell.op() != FiOp.ATOMIC_READ);
+            cell.op() != FiOp.ATOMIC_READ,
+            peer);
     if (slot < 0) {
       dispatcher.forget();
       return slot;

@@ -16,6 +16,7 @@ import dev.fiucx.FiOp;
 import dev.fiucx.Mechanism;
 import dev.fiucx.completion.CompletionCounter;
 import dev.fiucx.completion.CompletionRing;
+import dev.fiucx.completion.OperationClock;
 import dev.fiucx.dispatch.NativeAtomicsProof;
 import dev.fiucx.dispatch.ProviderTable;
 import dev.fiucx.emulation.EmulationCounters;
@@ -137,6 +138,8 @@ public final class EngineDomain implements Domain, TransportCompletions {
               attr.progress() == DomainAttr.Progress.MANUAL ? CallGuard.refusing() : null;
         };
     this.lockLeaseNanos = attr.lockLease().toNanos();
+    this.operationTimeoutMillis = attr.operationTimeout().toMillis();
+    this.operationTimeoutTicks = OperationClock.ticksOf(operationTimeoutMillis);
     this.emulationCounters = new EmulationCounters(attr.progress() == DomainAttr.Progress.AUTO);
     this.transport = openTransport.apply(this);
     try {
@@ -232,6 +235,13 @@ public final class EngineDomain implements Domain, TransportCompletions {
     if (++progressRounds % ROUNDS_PER_PEER_CHECK == 0) {
       events += transport.checkPeers();
     }
+    int now = OperationClock.ticks();
+    if (now != lastExpiryScan) { // once per tick: a scan of every endpoint's slots
+      lastExpiryScan = now;
+      for (EngineEndpoint ep : endpoints) {
+        events += ep.abandonLatePeers(now, operationTimeoutTicks, operationTimeoutMillis);
+      }
+    }
     return events;
   }
 
@@ -265,6 +275,16 @@ public final class EngineDomain implements Domain, TransportCompletions {
   private static final int ROUNDS_PER_PEER_CHECK = 64;
 
   private int progressRounds; // by the one thread inside progressOnce
+
+  /**
+   * The clock tick of the last look for timed-out operations; by the one thread in progressOnce.
+   */
+  private int lastExpiryScan;
+
+  /** {@link DomainAttr#operationTimeout} in {@link OperationClock} ticks, and in ms for logs. */
+  private final int operationTimeoutTicks;
+
+  private final long operationTimeoutMillis;
 
   /**
    * Automatic progress, as the progress thread and readers share it: one at a time, the others skip
@@ -410,36 +430,7 @@ public final class EngineDomain implements Domain, TransportCompletions {
   @Override
   public Map<String, String> describe() {
     requireOpen();
-    Map<String, String> facts = new java.util.LinkedHashMap<>(transport.describe());
-    facts.put("progress", attr.progress().name().toLowerCase(java.util.Locale.ROOT));
-    facts.put("errors", "caught and survived: " + errors.summary());
-    facts.put(
-        "threading",
-        switch (attr.threading()) {
-          case SAFE -> "safe (every call serialized by the domain's lock)";
-          case DOMAIN -> "domain (the application serializes every call; nothing is checked)";
-          case ENDPOINT -> "endpoint (one thread at a time per endpoint; another gets FI_EBUSY)";
-        });
-    facts.put(
-        "remote locks",
-        LockWords.STRIPES
-            + " lock words; a lock unchanged for "
-            + lockLeaseNanos / 1_000_000
-            + " ms ("
-            + DomainAttr.LOCK_LEASE_OPTION
-            + ") is taken over");
-    facts.put(
-        "self-test",
-        demotions.isEmpty()
-            ? "every native op proved right"
-            : demotions.size()
-                + " native ops gave wrong answers and were demoted: "
-                + String.join(
-                    ", ",
-                    demotions.stream()
-                        .map(d -> (d.fetching() ? "fetching " : "") + d.op() + "/" + d.size())
-                        .toList()));
-    return facts;
+    return DomainFacts.of(transport.describe(), attr, errors.summary(), demotions);
   }
 
   private volatile dev.fiucx.completion.LatencyRecorder latencyRecorder;

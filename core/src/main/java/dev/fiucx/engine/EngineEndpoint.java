@@ -442,6 +442,24 @@ final class EngineEndpoint implements Endpoint, InCallAtomics {
   }
 
   /**
+   * Gives up on every peer with an operation in flight for longer than {@code limit} ticks ({@link
+   * PendingOperations#overdue}): its operations end with {@code -FI_ETIMEDOUT}, later posts to it
+   * fail as to a dead peer. The domain's progress calls it once per clock tick. Returns how many
+   * peers it gave up on.
+   */
+  int abandonLatePeers(int now, int limit, long timeoutMillis) {
+    if (released) {
+      return 0;
+    }
+    int n = 0;
+    for (TransportPeer late; (late = pending.overdue(now, limit)) != null; n++) {
+      late.abandon(
+          -FiErrno.ETIMEDOUT, "no answer within the operation timeout, " + timeoutMillis + " ms");
+    }
+    return n;
+  }
+
+  /**
    * Starts the calls deferred by {@code FI_FENCE} that may start now: the domain's progress calls
    * it after {@link #drainEmulation}. Returns how many started (or ended).
    */

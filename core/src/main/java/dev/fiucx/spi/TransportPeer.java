@@ -130,6 +130,19 @@ public interface TransportPeer extends AutoCloseable {
    */
   boolean failed();
 
+  /**
+   * Gives up on this peer: the engine calls it from progress when an operation to it outlived the
+   * domain's operation timeout. From now on posts return {@code errno}, as after a failure, and
+   * every operation in flight to the peer ends (its completion comes, with an error or with its
+   * answer if that came first) without any request writing into a caller's buffer afterwards: a
+   * transport whose requests hold such buffers cancels them (UCX: closes the endpoint by force).
+   * Does nothing on a peer that failed or closed already. Never throws.
+   *
+   * @param errno the negative {@code fi_errno} later posts return
+   * @param why what a failed post's error says, for logs
+   */
+  void abandon(int errno, String why);
+
   @Override
   void close();
 }

@@ -55,7 +55,7 @@ public final class PendingOperationsStress {
       ring.reserve();
       int slot = pending.peek();
       posted = slot;
-      pending.openAt(slot, CONTEXT, ring, true, null, 0, null, true);
+      pending.openAt(slot, CONTEXT, ring, true, null, 0, null, true, null);
     }
 
     @Actor
@@ -86,7 +86,7 @@ public final class PendingOperationsStress {
     @Actor
     public void poster() {
       ring.reserve();
-      int slot = pending.open(CONTEXT, ring, true, counter, 0, 2, true);
+      int slot = pending.open(CONTEXT, ring, true, counter, 0, 2, true, null);
       posted = slot;
       pending.completed(slot, 0);
       pending.posted(slot, 2, 2);

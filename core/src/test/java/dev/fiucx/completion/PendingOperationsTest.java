@@ -8,6 +8,7 @@ import dev.fiucx.CqEntry;
 import dev.fiucx.CqErrEntry;
 import dev.fiucx.FiErrno;
 import dev.fiucx.FiFlags;
+import dev.fiucx.spi.TransportPeer;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -22,7 +23,7 @@ class PendingOperationsTest {
     CompletionRing cq = new CompletionRing(8, () -> 0, concurrent);
     PendingOperations p = new PendingOperations(4, concurrent);
     cq.reserve();
-    int slot = p.open("ctx", cq, true, counter, FiFlags.ATOMIC | FiFlags.READ, 3, true);
+    int slot = p.open("ctx", cq, true, counter, FiFlags.ATOMIC | FiFlags.READ, 3, true, null);
     p.completed(slot, 0); // a pending element may complete before posting is over
     p.posted(slot, 3, 2);
     assertEquals(-FiErrno.EAGAIN, cq.read(out, 1), "one element still pending");
@@ -40,7 +41,7 @@ class PendingOperationsTest {
   void theFirstFailureBecomesTheErrorEntryEvenWithoutACompletion(boolean concurrent) {
     CompletionRing cq = new CompletionRing(8, () -> 0, concurrent);
     PendingOperations p = new PendingOperations(4, concurrent);
-    int slot = p.open("quiet", cq, false, counter, FiFlags.ATOMIC | FiFlags.WRITE, 2, true);
+    int slot = p.open("quiet", cq, false, counter, FiFlags.ATOMIC | FiFlags.WRITE, 2, true, null);
     p.posted(slot, 2, 2);
     p.completed(slot, -FiErrno.ECONNRESET);
     p.completed(slot, -FiErrno.EIO);
@@ -59,7 +60,7 @@ class PendingOperationsTest {
     CompletionRing cq = new CompletionRing(8, () -> 0, concurrent);
     PendingOperations p = new PendingOperations(4, concurrent);
     cq.reserve();
-    int slot = p.open("now", cq, true, counter, FiFlags.ATOMIC | FiFlags.WRITE, 2, true);
+    int slot = p.open("now", cq, true, counter, FiFlags.ATOMIC | FiFlags.WRITE, 2, true, null);
     p.posted(slot, 2, 0);
     assertEquals(1, cq.read(out, 1));
     assertSame("now", out[0].opContext);
@@ -72,7 +73,7 @@ class PendingOperationsTest {
     CompletionRing cq = new CompletionRing(8, () -> 0, concurrent);
     PendingOperations p = new PendingOperations(4, concurrent);
     cq.reserve();
-    int slot = p.open("one", cq, true, counter, FiFlags.ATOMIC | FiFlags.READ, 1, true);
+    int slot = p.open("one", cq, true, counter, FiFlags.ATOMIC | FiFlags.READ, 1, true, null);
     assertEquals(-FiErrno.EAGAIN, cq.read(out, 1));
     p.posted(slot, 1, 0);
     assertEquals(1, cq.read(out, 1));
@@ -88,7 +89,7 @@ class PendingOperationsTest {
     CompletionRing cq = new CompletionRing(8, () -> 0, concurrent);
     PendingOperations p = new PendingOperations(4, concurrent);
     cq.reserve();
-    int slot = p.open("later", cq, true, counter, FiFlags.ATOMIC | FiFlags.READ, 1, true);
+    int slot = p.open("later", cq, true, counter, FiFlags.ATOMIC | FiFlags.READ, 1, true, null);
     p.completed(slot, 0); // the progress thread may report it before the poster says "posted"
     p.posted(slot, 1, 1);
     assertEquals(1, cq.read(out, 1));
@@ -101,11 +102,11 @@ class PendingOperationsTest {
   @ValueSource(booleans = {true, false})
   void slotsRunOutAndComeBack(boolean concurrent) {
     PendingOperations p = new PendingOperations(2, concurrent);
-    int a = p.open(null, null, false, null, 0, 2, true);
-    int b = p.open(null, null, false, null, 0, 2, true);
-    assertEquals(-FiErrno.EAGAIN, p.open(null, null, false, null, 0, 2, true));
+    int a = p.open(null, null, false, null, 0, 2, true, null);
+    int b = p.open(null, null, false, null, 0, 2, true, null);
+    assertEquals(-FiErrno.EAGAIN, p.open(null, null, false, null, 0, 2, true, null));
     p.posted(a, 2, 0);
-    assertEquals(a, p.open(null, null, false, null, 0, 2, true));
+    assertEquals(a, p.open(null, null, false, null, 0, 2, true, null));
     p.cancel(b);
     assertEquals(1, p.inFlight());
   }
@@ -118,7 +119,7 @@ class PendingOperationsTest {
     assertEquals(first, p.peek(), "peeking takes nothing");
     assertEquals(0, p.inFlight());
     cq.reserve();
-    p.openAt(first, "pending", cq, true, counter, FiFlags.ATOMIC | FiFlags.READ, null, true);
+    p.openAt(first, "pending", cq, true, counter, FiFlags.ATOMIC | FiFlags.READ, null, true, null);
     assertEquals(1, p.inFlight());
     int second = p.peek();
     assertEquals(1 - first, second, "the next free slot");
@@ -126,8 +127,8 @@ class PendingOperationsTest {
     assertEquals(1, cq.read(out, 1));
     assertSame("pending", out[0].opContext);
     assertEquals(0, p.inFlight());
-    p.openAt(first, null, null, false, null, 0, null, true);
-    p.openAt(second, null, null, false, null, 0, null, true);
+    p.openAt(first, null, null, false, null, 0, null, true, null);
+    p.openAt(second, null, null, false, null, 0, null, true, null);
     assertEquals(-FiErrno.EAGAIN, p.peek(), "every slot in flight");
   }
 
@@ -140,7 +141,7 @@ class PendingOperationsTest {
     p.completed(slot, -FiErrno.ECONNRESET); // another thread's progress, before openAt
     assertEquals(1, p.inFlight(), "completed early, not finished");
     assertEquals(-FiErrno.EAGAIN, cq.read(out, 1), "nothing yet");
-    p.openAt(slot, "early", cq, true, counter, FiFlags.ATOMIC | FiFlags.READ, null, true);
+    p.openAt(slot, "early", cq, true, counter, FiFlags.ATOMIC | FiFlags.READ, null, true, null);
     assertEquals(0, p.inFlight());
     assertEquals(-FiErrno.EAVAIL, cq.read(out, 1));
     CqErrEntry e = new CqErrEntry();
@@ -150,7 +151,7 @@ class PendingOperationsTest {
     // the slot comes back clean: its next use succeeds
     cq.reserve();
     int again = p.peek();
-    p.openAt(again, "next", cq, true, counter, FiFlags.ATOMIC | FiFlags.READ, null, true);
+    p.openAt(again, "next", cq, true, counter, FiFlags.ATOMIC | FiFlags.READ, null, true, null);
     p.completed(again, 0);
     assertEquals(1, cq.read(out, 1));
     assertSame("next", out[0].opContext);
@@ -194,7 +195,7 @@ class PendingOperationsTest {
         Thread.onSpinWait();
       }
       posted.put(slot); // "pending": the other thread may complete it before openAt
-      p.openAt(slot, i, cq, true, null, 0, null, true);
+      p.openAt(slot, i, cq, true, null, 0, null, true, null);
     }
     long deadline = System.nanoTime() + 20_000_000_000L;
     while (seen < calls) {
@@ -219,7 +220,7 @@ class PendingOperationsTest {
     CompletionRing cq = new CompletionRing(8, () -> 0, concurrent);
     PendingOperations p = new PendingOperations(4, concurrent);
     cq.reserve();
-    int slot = p.open("op", cq, true, null, FiFlags.ATOMIC | FiFlags.WRITE, 2, writes);
+    int slot = p.open("op", cq, true, null, FiFlags.ATOMIC | FiFlags.WRITE, 2, writes, null);
     end.accept(p, slot);
     CqErrEntry e = new CqErrEntry();
     assertEquals(1, cq.readErr(e));
@@ -303,7 +304,7 @@ class PendingOperationsTest {
     PendingOperations p = new PendingOperations(2, concurrent);
     for (int round = 0; round < 2; round++) {
       cq.reserve();
-      int slot = p.open(round, cq, true, null, FiFlags.ATOMIC | FiFlags.WRITE, 1, true);
+      int slot = p.open(round, cq, true, null, FiFlags.ATOMIC | FiFlags.WRITE, 1, true, null);
       p.posted(slot, 1, 1);
       p.completed(slot, round == 0 ? -FiErrno.ECONNRESET : -FiErrno.EKEYREJECTED, round == 0);
       CqErrEntry e = new CqErrEntry();
@@ -311,5 +312,107 @@ class PendingOperationsTest {
       assertEquals(round == 0, e.uncertain, "round " + round);
     }
     assertEquals(1, p.counts().uncertain());
+  }
+
+  @ParameterizedTest(name = "concurrent={0}")
+  @ValueSource(booleans = {true, false})
+  void aLateOperationNamesItsPeerOnceAndEveryOperationToItEndsTimedOut(boolean concurrent) {
+    CompletionRing cq = new CompletionRing(8, () -> 0, concurrent);
+    PendingOperations p = new PendingOperations(4, concurrent);
+    TransportPeer late = new NamedPeer();
+    TransportPeer other = new NamedPeer();
+    int now = OperationClock.ticks();
+    cq.reserve();
+    int old = p.open("old", cq, true, counter, FiFlags.ATOMIC | FiFlags.WRITE, 1, true, late);
+    p.posted(old, 1, 1);
+    cq.reserve();
+    int read = p.open("read", cq, true, counter, FiFlags.ATOMIC | FiFlags.READ, 1, false, late);
+    p.posted(read, 1, 1);
+    cq.reserve();
+    int elsewhere =
+        p.open("elsewhere", cq, true, counter, FiFlags.ATOMIC | FiFlags.WRITE, 1, true, other);
+    p.posted(elsewhere, 1, 1);
+    assertEquals(null, p.overdue(now + 5, 10), "nothing is late yet");
+    assertSame(late, p.overdue(now + 11, 10));
+    assertSame(other, p.overdue(now + 11, 10), "the other peer's op is as late");
+    assertEquals(null, p.overdue(now + 12, 10), "each named once");
+    // abandoning the peer ends what it held: one op's answer came just in time, one was cancelled
+    p.completed(old, 0);
+    p.completed(read, -FiErrno.ECANCELED);
+    CqErrEntry e = new CqErrEntry();
+    assertEquals(1, cq.readErr(e));
+    assertEquals("old", e.opContext);
+    assertEquals(FiErrno.ETIMEDOUT, e.err);
+    assertTrue(e.uncertain, "it applied, as uncertain allows");
+    assertEquals(1, cq.readErr(e));
+    assertEquals("read", e.opContext);
+    assertEquals(FiErrno.ETIMEDOUT, e.err);
+    assertEquals(false, e.uncertain, "a read changes nothing");
+    p.completed(elsewhere, -FiErrno.ECANCELED);
+    assertEquals(1, cq.readErr(e));
+    assertEquals("elsewhere", e.opContext);
+    assertEquals(FiErrno.ETIMEDOUT, e.err);
+    assertTrue(e.uncertain, "a native request cancelled after it left");
+    assertEquals(0, p.inFlight());
+  }
+
+  /** A peer only told apart from another: {@link PendingOperations#overdue} compares references. */
+  private static final class NamedPeer implements TransportPeer {
+    @Override
+    public dev.fiucx.spi.RemoteRegion cached(long key) {
+      return null;
+    }
+
+    @Override
+    public int resolve(long key) {
+      return -FiErrno.ENOENT;
+    }
+
+    @Override
+    public int postAtomic(
+        dev.fiucx.spi.RemoteRegion remote,
+        long offset,
+        dev.fiucx.spi.RemoteAtomicOp op,
+        int size,
+        long value,
+        long resultAddress,
+        long token) {
+      return -FiErrno.EIO;
+    }
+
+    @Override
+    public int postCompareSwap(
+        dev.fiucx.spi.RemoteRegion remote,
+        long offset,
+        int size,
+        long compare,
+        long swap,
+        long resultAddress,
+        long token) {
+      return -FiErrno.EIO;
+    }
+
+    @Override
+    public int postGet(
+        dev.fiucx.spi.RemoteRegion remote, long offset, int length, long localAddress, long t) {
+      return -FiErrno.EIO;
+    }
+
+    @Override
+    public int postPut(
+        dev.fiucx.spi.RemoteRegion remote, long offset, int length, long localAddress, long t) {
+      return -FiErrno.EIO;
+    }
+
+    @Override
+    public void abandon(int errno, String why) {}
+
+    @Override
+    public boolean failed() {
+      return false;
+    }
+
+    @Override
+    public void close() {}
   }
 }

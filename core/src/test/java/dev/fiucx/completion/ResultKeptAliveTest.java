@@ -34,7 +34,7 @@ class ResultKeptAliveTest {
     CompletionRing cq = new CompletionRing(8, () -> 0, true);
     PendingOperations p = new PendingOperations(4, true);
     cq.reserve();
-    int slot = p.open("vector", cq, true, null, FiFlags.ATOMIC | FiFlags.READ, 2, true);
+    int slot = p.open("vector", cq, true, null, FiFlags.ATOMIC | FiFlags.READ, 2, true, null);
     WeakReference<MemorySegment> first = dropped(p, slot, 0);
     WeakReference<MemorySegment> second = dropped(p, slot, 1);
     p.posted(slot, 2, 2);
@@ -58,7 +58,7 @@ class ResultKeptAliveTest {
     cq.reserve();
     int slot = p.peek();
     MemorySegment s = Arena.ofAuto().allocate(8, 8);
-    p.openAt(slot, "one", cq, true, null, FiFlags.ATOMIC | FiFlags.READ, s, true);
+    p.openAt(slot, "one", cq, true, null, FiFlags.ATOMIC | FiFlags.READ, s, true, null);
     WeakReference<MemorySegment> ref = new WeakReference<>(s);
     s = null;
     collect(ref);

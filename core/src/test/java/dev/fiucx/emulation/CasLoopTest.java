@@ -540,6 +540,9 @@ class CasLoopTest {
     }
 
     @Override
+    public void abandon(int errno, String why) {}
+
+    @Override
     public boolean failed() {
       return false;
     }

@@ -732,6 +732,9 @@ class RemoteLockTest {
     }
 
     @Override
+    public void abandon(int errno, String why) {}
+
+    @Override
     public boolean failed() {
       return false;
     }

@@ -77,6 +77,13 @@ final class LoopbackRig implements AutoCloseable {
   }
 
   LoopbackRig(Mode mode, long cqFlags, boolean virtualAddressing) {
+    this(mode, cqFlags, virtualAddressing, Map.of());
+  }
+
+  /**
+   * @param options domain options ({@link DomainAttr}'s), {@code operation_timeout_ms} say
+   */
+  LoopbackRig(Mode mode, long cqFlags, boolean virtualAddressing, Map<String, String> options) {
     this.mode = mode;
     LoopbackTransport[] opened = new LoopbackTransport[1];
     domain =
@@ -86,7 +93,7 @@ final class LoopbackRig implements AutoCloseable {
                 null,
                 mode == Mode.AUTO ? DomainAttr.Progress.AUTO : DomainAttr.Progress.MANUAL,
                 virtualAddressing,
-                Map.of()),
+                options),
             completions -> opened[0] = new LoopbackTransport(completions, mode == Mode.MAPPED));
     transport = opened[0];
     transport.holdUntilProgress = mode == Mode.HELD;

@@ -29,7 +29,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * what was posted only at the next progress, newest first: nothing orders a transport's operations
  * unless the engine waits for their completions. Told to {@link #holdUntilReleased}, it keeps what
  * was posted until the test {@link #releaseHeld releases} it: a slow operation whose end the test
- * decides. Its peers can be told they {@link #peersFailed failed}.
+ * decides. Its peers can be told they {@link #peersFailed failed}. A peer {@link
+ * TransportPeer#abandon abandoned} ends what it keeps with the errno, carrying none of it out.
  */
 final class LoopbackTransport implements Transport {
   private final TransportCompletions completions;
@@ -39,7 +40,13 @@ final class LoopbackTransport implements Transport {
   private final ConcurrentLinkedDeque<Runnable> held = new ConcurrentLinkedDeque<>();
 
   /** What {@link #holdUntilReleased} keeps: progress never takes it. */
-  private final ConcurrentLinkedQueue<Runnable> kept = new ConcurrentLinkedQueue<>();
+  private final ConcurrentLinkedQueue<Kept> kept = new ConcurrentLinkedQueue<>();
+
+  /** A post kept until released: its token, and what carrying it out does. */
+  private record Kept(long token, Runnable op) {}
+
+  /** Tokens to complete with an error at the next progress: [token, status]. */
+  private final ConcurrentLinkedQueue<long[]> failedTokens = new ConcurrentLinkedQueue<>();
 
   private final boolean mapped;
   private long nextKey = 1;
@@ -152,6 +159,9 @@ final class LoopbackTransport implements Transport {
     for (Long token; (token = done.poll()) != null; events++) {
       completions.completed(token, 0);
     }
+    for (long[] f; (f = failedTokens.poll()) != null; events++) {
+      completions.completed(f[0], (int) f[1]);
+    }
     return events;
   }
 
@@ -182,8 +192,9 @@ final class LoopbackTransport implements Transport {
    */
   int releaseHeld() {
     int n = 0;
-    for (Runnable op; (op = kept.poll()) != null; n++) {
-      op.run();
+    for (Kept k; (k = kept.poll()) != null; n++) {
+      k.op().run();
+      done.add(k.token());
     }
     return n;
   }
@@ -200,7 +211,7 @@ final class LoopbackTransport implements Transport {
           done.add(token);
         };
     if (holdUntilReleased) {
-      kept.add(carried);
+      kept.add(new Kept(token, op));
     } else if (holdUntilProgress) {
       held.add(carried);
     } else {
@@ -227,6 +238,9 @@ final class LoopbackTransport implements Transport {
 
   private final class Peer implements TransportPeer {
     private final Map<Long, RemoteRegion> cache = new ConcurrentHashMap<>();
+
+    /** The errno posts return since this peer was abandoned, or 0. */
+    private volatile int abandonedWith;
 
     @Override
     public RemoteRegion cached(long key) {
@@ -257,6 +271,9 @@ final class LoopbackTransport implements Transport {
       if (injected != null) {
         throw injected;
       }
+      if (abandonedWith != 0) {
+        return abandonedWith;
+      }
       MemorySegment target = ((Remote) remote).segment();
       carryOut(
           token,
@@ -282,6 +299,9 @@ final class LoopbackTransport implements Transport {
       if (injected != null) {
         throw injected;
       }
+      if (abandonedWith != 0) {
+        return abandonedWith;
+      }
       MemorySegment target = ((Remote) remote).segment();
       carryOut(
           token,
@@ -297,6 +317,9 @@ final class LoopbackTransport implements Transport {
     @Override
     public int postGet(
         RemoteRegion remote, long offset, int length, long localAddress, long token) {
+      if (abandonedWith != 0) {
+        return abandonedWith;
+      }
       carryOut(
           token,
           () ->
@@ -307,6 +330,9 @@ final class LoopbackTransport implements Transport {
     @Override
     public int postPut(
         RemoteRegion remote, long offset, int length, long localAddress, long token) {
+      if (abandonedWith != 0) {
+        return abandonedWith;
+      }
       carryOut(
           token,
           () ->
@@ -320,8 +346,19 @@ final class LoopbackTransport implements Transport {
     }
 
     @Override
+    public void abandon(int errno, String why) {
+      if (abandonedWith != 0) {
+        return;
+      }
+      abandonedWith = errno;
+      for (Kept k; (k = kept.poll()) != null; ) {
+        failedTokens.add(new long[] {k.token(), errno}); // never carried out
+      }
+    }
+
+    @Override
     public boolean failed() {
-      return peersFailed;
+      return peersFailed || abandonedWith != 0;
     }
 
     @Override

@@ -85,6 +85,9 @@ class CallChecksTest {
     }
 
     @Override
+    public void abandon(int errno, String why) {}
+
+    @Override
     public boolean failed() {
       return failed;
     }

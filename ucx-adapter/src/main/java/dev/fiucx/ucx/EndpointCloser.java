@@ -59,6 +59,19 @@ final class EndpointCloser {
     awaitClose(request, waitNanos);
   }
 
+  /**
+   * Closes an endpoint by force, waiting at most {@code waitNanos}, where UCX allows it
+   * (peer-failure handling); returns false, having done nothing, where it does not.
+   */
+  boolean closeByForce(UcpEndpoint ep, long waitNanos) {
+    long request = startClose(ep, true);
+    if (request == UcxConstants.UCS_ERR_INVALID_PARAM) {
+      return false;
+    }
+    awaitClose(request, waitNanos);
+    return true;
+  }
+
   private void awaitClose(long request, long waitNanos) {
     if (request == 0 || UcsStatus.isError(request)) {
       return;

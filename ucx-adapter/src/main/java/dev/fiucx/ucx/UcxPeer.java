@@ -36,6 +36,7 @@ import org.openucx.jucx.ucp.UcpRemoteKey;
  * lost with the control endpoint is sent again there.
  */
 final class UcxPeer implements TransportPeer {
+  private static final System.Logger LOG = System.getLogger("dev.fiucx.ucx");
   // RemoteAtomicOp ordinal -> ucp_atomic_op_t
   private static final int[] OPCODES = new int[RemoteAtomicOp.values().length];
 
@@ -121,6 +122,9 @@ final class UcxPeer implements TransportPeer {
 
   private volatile String failureText;
   private volatile boolean closed;
+
+  /** Whether {@link #abandon} closed the data endpoint already (close must not close it again). */
+  private volatile boolean dataClosed;
 
   UcxPeer(
       UcxTransport transport,
@@ -237,7 +241,7 @@ final class UcxPeer implements TransportPeer {
       return postMapped(m, offset, op, size, value, 0, resultAddress);
     }
     if (!enterPost(r)) {
-      return -FiErrno.EKEYREJECTED;
+      return refusal();
     }
     int rc;
     try {
@@ -294,11 +298,17 @@ final class UcxPeer implements TransportPeer {
       return true; // the caller looked; nothing can revoke the key before this thread posts
     }
     POSTING.getAndAdd(this, 1);
-    if (r.revoked()) {
+    if (r.revoked() || failure != 0) { // failure: abandon closes the endpoint once none is here
       POSTING.getAndAdd(this, -1);
       return false;
     }
     return true;
+  }
+
+  /** What a post that {@link #enterPost} turned away returns. */
+  private int refusal() {
+    int f = failure;
+    return f != 0 ? f : -FiErrno.EKEYREJECTED;
   }
 
   private void exitPost() {
@@ -331,7 +341,7 @@ final class UcxPeer implements TransportPeer {
       return postMapped(m, offset, RemoteAtomicOp.CSWAP, size, swap, compare, resultAddress);
     }
     if (!enterPost(r)) {
-      return -FiErrno.EKEYREJECTED;
+      return refusal();
     }
     int rc;
     try {
@@ -357,7 +367,7 @@ final class UcxPeer implements TransportPeer {
       return DONE;
     }
     if (!enterPost(r)) {
-      return -FiErrno.EKEYREJECTED;
+      return refusal();
     }
     int rc;
     try {
@@ -381,7 +391,7 @@ final class UcxPeer implements TransportPeer {
       return DONE;
     }
     if (!enterPost(r)) {
-      return -FiErrno.EKEYREJECTED;
+      return refusal();
     }
     int rc;
     try {
@@ -449,6 +459,32 @@ final class UcxPeer implements TransportPeer {
     endPending(-FiErrno.ECONNRESET);
     return true;
   }
+
+  /**
+   * Gives up on this peer ({@link TransportPeer#abandon}): fails it, ends what UCX would never end,
+   * and closes its data endpoint by force, so that UCX ends every request it holds to it (with an
+   * error) and none writes into a caller's buffer later. Where UCX refuses a forced close (shared
+   * memory, without peer-failure handling) the endpoint stays until {@link #close}: there this
+   * process carries out its own atomics, and nothing waits on the peer.
+   */
+  @Override
+  public void abandon(int errno, String why) {
+    if (!fail(errno, why)) {
+      return;
+    }
+    LOG.log(System.Logger.Level.WARNING, "giving up on " + this + ": " + why);
+    endPending(errno);
+    awaitPostsUnderway(); // a post that looked before the failure holds the endpoint until UCX does
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      dataClosed = transport.closeEndpointByForce(endpoint, ABANDON_WAIT_NANOS);
+    }
+  }
+
+  /** How long abandoning a peer waits for its forced close. */
+  private static final long ABANDON_WAIT_NANOS = 2_000_000_000L;
 
   /** Whether the connection failed or this peer was closed; posts then return an errno. */
   @Override
@@ -590,7 +626,9 @@ final class UcxPeer implements TransportPeer {
     }
     // the endpoint first: closing it completes (or cancels) what is in flight on these rkeys;
     // what UCX leaves pending on shared memory ends here
-    transport.closeEndpoint(endpoint, wasFailed);
+    if (!dataClosed) {
+      transport.closeEndpoint(endpoint, wasFailed);
+    }
     if (control != null) {
       transport.closeEndpoint(control, wasFailed || route != control);
     }

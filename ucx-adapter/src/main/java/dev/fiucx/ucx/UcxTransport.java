@@ -624,6 +624,11 @@ public final class UcxTransport implements Transport {
     endpointCloser.close(ep, force);
   }
 
+  /** {@link EndpointCloser#closeByForce}. */
+  boolean closeEndpointByForce(UcpEndpoint ep, long waitNanos) {
+    return endpointCloser.closeByForce(ep, waitNanos);
+  }
+
   /**
    * Closes an endpoint by force where UCX allows it, else flushing; waits at most {@code waitNanos}
    * ({@link EndpointCloser#closeForcedWherePossible}).

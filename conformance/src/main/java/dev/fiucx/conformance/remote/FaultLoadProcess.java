@@ -39,8 +39,10 @@ import java.util.Map;
  * #RECONNECT_PAUSE_MS} between tries. An operation that has not ended after {@link
  * #OPERATION_BOUND_MS} is recorded as {@code lost}, and the process stops there: that is a hang.
  *
- * <p>Arguments: {@code transport addressHex key millis initiatorIndex historyFile}. Runs for {@code
- * millis}, then writes the history and exits 0; exits 1 when an operation was lost or ended twice.
+ * <p>Arguments: {@code transport addressHex key millis initiatorIndex historyFile
+ * [operationTimeoutMillis]}. Runs for {@code millis}, then writes the history and exits 0; exits 1
+ * when an operation was lost or ended twice. The domain's operation timeout ({@link
+ * DomainAttr#operationTimeout}) is the default unless given.
  */
 public final class FaultLoadProcess {
   /** The longest an operation may take before the process records it as lost. */
@@ -78,7 +80,12 @@ public final class FaultLoadProcess {
     long millis = Long.parseLong(args[3]);
     int initiator = Integer.parseInt(args[4]);
     Path historyFile = Path.of(args[5]);
-    DomainAttr attr = new DomainAttr(transport, DomainAttr.Progress.AUTO, false, Map.of());
+    DomainAttr attr =
+        new DomainAttr(
+            transport,
+            DomainAttr.Progress.AUTO,
+            false,
+            args.length > 6 ? Map.of(DomainAttr.OPERATION_TIMEOUT_OPTION, args[6]) : Map.of());
     boolean lostOrTwice = false;
     // each line flushed as it is written: a killed initiator leaves every operation that ended
     try (PrintWriter history = new PrintWriter(Files.newBufferedWriter(historyFile), true);

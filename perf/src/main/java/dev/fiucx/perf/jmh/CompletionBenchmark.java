@@ -65,7 +65,7 @@ public class CompletionBenchmark {
    */
   @Benchmark
   public int pending() {
-    int slot = pending.open(context, null, false, null, FLAGS, 1, true);
+    int slot = pending.open(context, null, false, null, FLAGS, 1, true, null);
     if (slot < 0) {
       throw new IllegalStateException("no slot: " + slot);
     }
@@ -83,7 +83,7 @@ public class CompletionBenchmark {
     if (!ring.reserve()) {
       throw new IllegalStateException("ring full");
     }
-    int slot = pending.open(context, ring, true, null, FLAGS, 1, true);
+    int slot = pending.open(context, ring, true, null, FLAGS, 1, true, null);
     if (slot < 0) {
       throw new IllegalStateException("no slot: " + slot);
     }
@@ -100,7 +100,7 @@ public class CompletionBenchmark {
     if (!ring.reserve()) {
       throw new IllegalStateException("ring full");
     }
-    int slot = pending.open(context, ring, true, null, FLAGS, 1, true);
+    int slot = pending.open(context, ring, true, null, FLAGS, 1, true, null);
     if (slot < 0) {
       throw new IllegalStateException("no slot: " + slot);
     }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.fiucx.DomainAttr;
 import dev.fiucx.conformance.remote.FaultHistory;
 import dev.fiucx.conformance.remote.FaultLoadProcess;
 import dev.fiucx.conformance.remote.JavaCommand;
@@ -112,10 +113,49 @@ class FaultSuiteTest {
         -1);
   }
 
+  @Test
+  void probeLongPartition() throws Exception {
+    long d = Long.getLong("probe.ms", 15_000);
+    run(
+        "partition both ways " + d,
+        (hosts, target, initiators) -> {
+          hosts.partition(true);
+          Thread.sleep(d);
+          hosts.heal();
+          return System.currentTimeMillis();
+        },
+        -1,
+        d + 12_000,
+        Long.getLong("probe.timeout", 5_000));
+  }
+
+  @Test
+  void probeLongStop() throws Exception {
+    long d = Long.getLong("probe.ms", 15_000);
+    run(
+        "target SIGSTOP " + d,
+        (hosts, target, initiators) -> {
+          signal("STOP", target.pid());
+          Thread.sleep(d);
+          signal("CONT", target.pid());
+          return System.currentTimeMillis();
+        },
+        -1,
+        d + 12_000);
+  }
+
   private void run(String name, Fault fault, int killed) throws Exception {
+    run(name, fault, killed, 9_000);
+  }
+
+  private void run(String name, Fault fault, int killed, long runMillis) throws Exception {
+    run(name, fault, killed, runMillis, DomainAttr.DEFAULT_OPERATION_TIMEOUT.toMillis());
+  }
+
+  private void run(String name, Fault fault, int killed, long runMillis, long operationTimeoutMs)
+      throws Exception {
     assumeTrue(NetworkNamespaces.available(), "needs root and iproute2 to create namespaces");
     Set<String> shmBefore = RemoteTarget.shmFiles(ProcessHandle.current().pid());
-    long runMillis = 9_000;
     try (NetworkNamespaces hosts = new NetworkNamespaces();
         RemoteTarget target =
             new RemoteTarget(
@@ -137,7 +177,8 @@ class FaultSuiteTest {
                         Long.toString(target.key()),
                         Long.toString(runMillis),
                         Integer.toString(i),
-                        history.toString()))
+                        history.toString(),
+                        Long.toString(operationTimeoutMs)))
                 .start());
       }
       Thread.sleep(3_000); // the initiators' JVMs start and work for a while
