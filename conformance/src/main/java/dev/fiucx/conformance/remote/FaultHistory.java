@@ -148,13 +148,7 @@ public final class FaultHistory {
     double re = b.getDouble((int) MixedLoadProcess.LOCK_OFFSET);
     double im = b.getDouble((int) MixedLoadProcess.LOCK_OFFSET + 8);
     long inFlightAtKill = killed.stream().filter(k -> k).count();
-    for (List<Operation> ops : initiators) {
-      for (Operation o : ops) {
-        if (!Set.of("ok", "fail", "uncertain").contains(o.outcome())) {
-          broken.add("an operation ended as '" + o.outcome() + "': " + o);
-        }
-      }
-    }
+    broken.addAll(unended());
     bounds(broken, "add", count, inFlightAtKill);
     Set<Long> tickets = new HashSet<>();
     for (Operation o : ofKind("add", "ok")) {
@@ -184,6 +178,22 @@ public final class FaultHistory {
       double fim = Double.longBitsToDouble(o.fetchedHigh());
       if (fim != 2 * fre || !lockTickets.add(fre) || fre >= re) {
         broken.add("lock: fetched (" + fre + ", " + fim + "): torn, twice or beyond " + re);
+      }
+    }
+    return broken;
+  }
+
+  /**
+   * {@return the operations that did not end exactly once as ok, fail or uncertain (lost, or a
+   * completion that came twice), one line each; empty when all did}
+   */
+  public List<String> unended() {
+    List<String> broken = new ArrayList<>();
+    for (List<Operation> ops : initiators) {
+      for (Operation o : ops) {
+        if (!Set.of("ok", "fail", "uncertain").contains(o.outcome())) {
+          broken.add("an operation ended as '" + o.outcome() + "': " + o);
+        }
       }
     }
     return broken;

@@ -48,6 +48,12 @@ public final class FaultLoadProcess {
   /** The longest an operation may take before the process records it as lost. */
   public static final long OPERATION_BOUND_MS = 60_000;
 
+  /**
+   * The pause after each operation: at most about 5,000 a second, so that a history stays some
+   * megabytes (shared memory would otherwise record millions a second).
+   */
+  public static final long PAUSE_NANOS = 200_000;
+
   /** The pause between reconnection tries. */
   public static final long RECONNECT_PAUSE_MS = 200;
 
@@ -186,6 +192,7 @@ public final class FaultLoadProcess {
         if (lostOrTwice) {
           break;
         }
+        java.util.concurrent.locks.LockSupport.parkNanos(PAUSE_NANOS);
         if (!outcome.equals("ok")) {
           ini.close(); // start over with a new domain: what a user's retry does
           ini = null;

@@ -1,0 +1,294 @@
+package dev.fiucx.conformance.remote;
+
+import dev.fiucx.DomainAttr;
+import dev.fiucx.FiErrno;
+import dev.fiucx.FiException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One fault injected into a running load, and what became of every operation: a target ({@link
+ * RemoteTarget}), {@link #INITIATORS} initiator processes ({@link FaultLoadProcess}) and, over tcp,
+ * two hosts (network namespaces joined by veth: the target in one, the initiators in the other;
+ * over shm all run in this host). The initiators work for a while, the fault is injected and ended,
+ * they work on; then {@link FaultHistory} checks their histories against the target's bytes. The
+ * short fault suite runs each {@link Fault} once; {@code fiucx soak --faults} runs them in turn for
+ * as long as asked. Needs root (namespaces, iptables, signals to other processes).
+ */
+public final class FaultRun {
+  /** Initiator processes per run. */
+  public static final int INITIATORS = 2;
+
+  /** How long the initiators work before the fault. */
+  private static final long BEFORE_MS = 3_000;
+
+  /** How long they work after it, at least. */
+  private static final long AFTER_MS = 6_000;
+
+  /** The operation timeout of the runs that test it: shorter than their partition. */
+  private static final long SHORT_OPERATION_TIMEOUT_MS = 5_000;
+
+  /** The faults, each with the transport it runs over and how long it lasts. */
+  public enum Fault {
+    /** Host 0 drops what comes and goes over the link for 1 s (iptables DROP). */
+    PARTITION_1S("tcp", "partition both ways 1 s", 1_000),
+    /** Host 0 drops what comes in for 1 s; what it sends still arrives. */
+    PARTITION_ONE_WAY_1S("tcp", "partition one way 1 s", 1_000),
+    /** Both ways for 10 s: within the operation timeout, so every operation waits it out. */
+    PARTITION_10S("tcp", "partition both ways 10 s", 10_000),
+    /**
+     * Both ways for 12 s with a 5 s operation timeout: operations end uncertain, then reconnect.
+     */
+    PARTITION_PAST_TIMEOUT("tcp", "partition 12 s, timeout 5 s", 12_000),
+    /** Both ways for 60 s, past the default operation timeout. */
+    PARTITION_60S("tcp", "partition both ways 60 s", 60_000),
+    /** The link goes down and up every 200 ms for 3 s. */
+    LINK_FLAPPING("tcp", "link flapping 3 s", 3_000),
+    /** The target stopped (SIGSTOP) for 5 s, then continued. */
+    TARGET_PAUSE_5S("tcp", "target SIGSTOP 5 s", 5_000),
+    /** The target stopped for 30 s: as long as the default operation timeout. */
+    TARGET_PAUSE_30S("tcp", "target SIGSTOP 30 s", 30_000),
+    /** One initiator stopped for 12 s, longer than a lock lease (10 s). */
+    INITIATOR_PAUSE("tcp", "initiator SIGSTOP 12 s", 12_000),
+    /** One initiator killed (SIGKILL). */
+    INITIATOR_KILL("tcp", "initiator SIGKILL", 0),
+    /** The target killed: only that every operation ended once is checked. */
+    TARGET_KILL("tcp", "target SIGKILL", 0),
+    /** Over shared memory, the target stopped for 5 s. */
+    SHM_TARGET_PAUSE("shm", "shm: target SIGSTOP 5 s", 5_000),
+    /** Over shared memory, one initiator stopped for 12 s. */
+    SHM_INITIATOR_PAUSE("shm", "shm: initiator SIGSTOP 12 s", 12_000),
+    /** Over shared memory, one initiator killed. */
+    SHM_INITIATOR_KILL("shm", "shm: initiator SIGKILL", 0);
+
+    private final String transport;
+    private final String title;
+    private final long millis;
+
+    Fault(String transport, String title, long millis) {
+      this.transport = transport;
+      this.title = title;
+      this.millis = millis;
+    }
+
+    /** {@return the fault in words, for tables} */
+    public String title() {
+      return title;
+    }
+
+    /** {@return the transport it runs over: tcp between namespaces, or shm in this host} */
+    public String transport() {
+      return transport;
+    }
+
+    private long operationTimeoutMs() {
+      return this == PARTITION_PAST_TIMEOUT
+          ? SHORT_OPERATION_TIMEOUT_MS
+          : DomainAttr.DEFAULT_OPERATION_TIMEOUT.toMillis();
+    }
+
+    /** The initiator the fault kills, -1 for none, {@link #TARGET_KILLED} for the target. */
+    private int killed() {
+      return switch (this) {
+        case INITIATOR_KILL, SHM_INITIATOR_KILL -> 1;
+        case TARGET_KILL -> TARGET_KILLED;
+        default -> -1;
+      };
+    }
+  }
+
+  /** What {@link Fault#killed} says when the target is killed. */
+  private static final int TARGET_KILLED = Integer.MAX_VALUE;
+
+  /**
+   * What a run found.
+   *
+   * @param fault the fault injected
+   * @param operations operations recorded
+   * @param ok those that completed
+   * @param failed those that ended in an error that certainly did not apply them
+   * @param uncertain those that ended in an error that may have applied them
+   * @param reconnects new domains the initiators opened after an error
+   * @param longestMillis the longest any operation took
+   * @param recoveryMillis how long after the fault ended every live initiator completed an
+   *     operation again (0 when the target was killed)
+   * @param violations what broke, one line each; empty when every check held
+   */
+  public record Result(
+      Fault fault,
+      long operations,
+      long ok,
+      long failed,
+      long uncertain,
+      long reconnects,
+      long longestMillis,
+      long recoveryMillis,
+      List<String> violations) {}
+
+  private FaultRun() {}
+
+  /** {@return whether this process may run faults: root, with iproute2} */
+  public static boolean available() {
+    return NetworkNamespaces.available();
+  }
+
+  /**
+   * Runs {@code fault} once.
+   *
+   * @param fault the fault
+   * @param dir where the histories go
+   * @return what the run found
+   * @throws Exception when the run itself cannot be carried out (a process that would not start)
+   */
+  public static Result run(Fault fault, Path dir) throws Exception {
+    boolean tcp = fault.transport().equals("tcp");
+    long runMillis = BEFORE_MS + fault.millis + AFTER_MS;
+    Set<String> shmBefore = RemoteTarget.shmFiles(ProcessHandle.current().pid());
+    List<String> violations = new ArrayList<>();
+    FaultHistory history = new FaultHistory();
+    long healed;
+    try (NetworkNamespaces hosts = new NetworkNamespaces();
+        RemoteTarget target =
+            new RemoteTarget(
+                "ucx",
+                fault.transport(),
+                MixedLoadProcess.REGION_BYTES,
+                false,
+                false,
+                tcp ? hosts.prefix(1) : List.of())) {
+      long minStart = Long.MAX_VALUE;
+      target.set(
+          MixedLoadProcess.CAS_OFFSET,
+          ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(minStart).array());
+      List<Process> initiators = new ArrayList<>();
+      List<Path> histories = new ArrayList<>();
+      try {
+        for (int i = 0; i < INITIATORS; i++) {
+          Path file = Files.createTempFile(dir, "history-" + i + "-", ".txt");
+          histories.add(file);
+          initiators.add(
+              JavaCommand.inheritingIo(
+                      JavaCommand.of(
+                          tcp ? hosts.prefix(0) : List.of(),
+                          FaultLoadProcess.class,
+                          fault.transport(),
+                          HexFormat.of().formatHex(target.address()),
+                          Long.toString(target.key()),
+                          Long.toString(runMillis),
+                          Integer.toString(i),
+                          file.toString(),
+                          Long.toString(fault.operationTimeoutMs())))
+                  .start());
+        }
+        Thread.sleep(BEFORE_MS);
+        healed = inject(fault, hosts, target, initiators);
+        for (int i = 0; i < INITIATORS; i++) {
+          Process p = initiators.get(i);
+          long bound = runMillis + FaultLoadProcess.OPERATION_BOUND_MS + 30_000;
+          if (!p.waitFor(bound, TimeUnit.MILLISECONDS)) {
+            violations.add("initiator " + i + " did not end within " + bound + " ms");
+          } else if (i != fault.killed() && p.exitValue() != 0) {
+            violations.add("initiator " + i + " exited with " + p.exitValue());
+          }
+        }
+      } finally {
+        initiators.forEach(Process::destroyForcibly);
+      }
+      for (int i = 0; i < INITIATORS; i++) {
+        history.add(histories.get(i), i == fault.killed());
+        Files.deleteIfExists(histories.get(i));
+      }
+      if (fault.killed() == TARGET_KILLED) {
+        violations.addAll(history.unended());
+      } else {
+        violations.addAll(
+            history.violations(target.get(0, (int) MixedLoadProcess.REGION_BYTES), minStart));
+      }
+    }
+    long recovery = fault.killed() == TARGET_KILLED ? 0 : history.recoveryMillis(healed);
+    if (recovery < 0) {
+      violations.add("an initiator that stayed connected never completed an operation again");
+    }
+    long longestAllowed = fault.operationTimeoutMs() + fault.millis + 2_000;
+    if (history.longestMillis() > longestAllowed) {
+      violations.add(
+          "an operation took " + history.longestMillis() + " ms, past " + longestAllowed + " ms");
+    }
+    Set<String> shmAfter = RemoteTarget.shmFiles(ProcessHandle.current().pid());
+    if (!shmAfter.equals(shmBefore)) {
+      violations.add("this process's /dev/shm files changed: " + shmBefore + " -> " + shmAfter);
+    }
+    return new Result(
+        fault,
+        history.operations(),
+        history.count("ok"),
+        history.count("fail"),
+        history.count("uncertain"),
+        history.reconnects(),
+        history.longestMillis(),
+        recovery,
+        List.copyOf(violations));
+  }
+
+  /** Injects the fault and ends it; returns when it ended (System.currentTimeMillis). */
+  private static long inject(
+      Fault fault, NetworkNamespaces hosts, RemoteTarget target, List<Process> initiators)
+      throws InterruptedException {
+    switch (fault) {
+      case PARTITION_1S, PARTITION_10S, PARTITION_PAST_TIMEOUT, PARTITION_60S -> {
+        hosts.partition(true);
+        Thread.sleep(fault.millis);
+        hosts.heal();
+      }
+      case PARTITION_ONE_WAY_1S -> {
+        hosts.partition(false);
+        Thread.sleep(fault.millis);
+        hosts.heal();
+      }
+      case LINK_FLAPPING -> {
+        for (long t = 0; t < fault.millis; t += 200) {
+          hosts.link(t % 400 != 0);
+          Thread.sleep(200);
+        }
+        hosts.link(true);
+      }
+      case TARGET_PAUSE_5S, TARGET_PAUSE_30S, SHM_TARGET_PAUSE -> pause(target.pid(), fault.millis);
+      case INITIATOR_PAUSE, SHM_INITIATOR_PAUSE -> pause(initiators.get(1).pid(), fault.millis);
+      case INITIATOR_KILL, SHM_INITIATOR_KILL ->
+          initiators.get(1).destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+      case TARGET_KILL -> target.kill();
+    }
+    return System.currentTimeMillis();
+  }
+
+  private static void pause(long pid, long millis) throws InterruptedException {
+    signal("STOP", pid);
+    try {
+      Thread.sleep(millis);
+    } finally {
+      signal("CONT", pid);
+    }
+  }
+
+  private static void signal(String sig, long pid) {
+    try {
+      Process p = new ProcessBuilder("kill", "-" + sig, Long.toString(pid)).start();
+      if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) {
+        throw new FiException(FiErrno.EIO, "kill -" + sig + " " + pid + " failed");
+      }
+    } catch (IOException e) {
+      throw new FiException(FiErrno.EIO, "kill -" + sig + " " + pid, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new FiException(FiErrno.EINTR, "kill -" + sig + " " + pid, e);
+    }
+  }
+}
