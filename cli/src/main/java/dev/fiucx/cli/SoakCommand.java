@@ -24,7 +24,8 @@ import picocli.CommandLine.Option;
  * target for a given time, checking after every round that each element holds exactly the number of
  * ops done on it so far and that every ticket of the round was fetched once. Once a minute it
  * prints what a leak would show: the target's resident memory, open file descriptors and threads,
- * {@code /dev/shm}'s use, and the last initiator's request-slot use.
+ * {@code /dev/shm}'s use, and the last initiator's request-slot use. With {@code --faults} it
+ * injects faults instead ({@link FaultSoak}).
  */
 @Command(
     name = "soak",
@@ -54,6 +55,14 @@ final class SoakCommand implements Callable<Integer>, ProviderGate.OpensProvider
       description = "fetching ops per thread per round (default ${DEFAULT-VALUE})")
   int ops;
 
+  @Option(
+      names = "--faults",
+      description =
+          "inject faults instead (partitions, pauses, kills, a flapping link: each in turn, over"
+              + " tcp between network namespaces and over shm; needs root) and check what became"
+              + " of every operation")
+  boolean faults;
+
   @Override
   public String providerToOpen() {
     return "ucx";
@@ -61,6 +70,9 @@ final class SoakCommand implements Callable<Integer>, ProviderGate.OpensProvider
 
   @Override
   public Integer call() throws Exception {
+    if (faults) {
+      return FaultSoak.run(minutes, System.out);
+    }
     long deadline = System.nanoTime() + (long) (minutes * 60e9);
     long started = System.nanoTime();
     long nextReport = started;
