@@ -22,15 +22,32 @@ final class EngineAddressVector implements AddressVector {
   private volatile long[] lockKeys = new long[0];
   private boolean closed;
 
-  EngineAddressVector(Transport transport) {
+  /** The addresses of peers removed after they failed: inserting one again is a reconnection. */
+  private final java.util.Set<java.nio.ByteBuffer> failedAddresses = new java.util.HashSet<>();
+
+  private final List<java.nio.ByteBuffer> addresses = new ArrayList<>();
+  private final java.util.concurrent.atomic.LongAdder reconnects;
+
+  /**
+   * @param reconnects counts inserts of an address whose peer had failed (the domain's, for
+   *     metrics)
+   */
+  EngineAddressVector(Transport transport, java.util.concurrent.atomic.LongAdder reconnects) {
     this.transport = transport;
+    this.reconnects = reconnects;
   }
 
   @Override
   public synchronized long insert(byte[] address) {
     checkOpen("fi_av_insert");
     DomainAddress a = DomainAddress.decode(address); // before the transport sees a byte of it
+    java.nio.ByteBuffer key = java.nio.ByteBuffer.wrap(address.clone());
+    boolean again = failedAddresses.remove(key) || failedAt(key);
     TransportPeer peer = transport.connect(a.transportAddress(), a.process());
+    if (again) {
+      reconnects.increment();
+    }
+    addresses.add(key);
     lockKeyList.add(a.lockKey());
     lockKeys = lockKeyList.stream().mapToLong(Long::longValue).toArray();
     peers.add(peer);
@@ -55,7 +72,21 @@ final class EngineAddressVector implements AddressVector {
     }
     TransportPeer peer = peers.set((int) fiAddr, null);
     table = peers.toArray(new TransportPeer[0]);
+    if (peer.failed()) {
+      failedAddresses.add(addresses.get((int) fiAddr));
+    }
     peer.close();
+  }
+
+  /** Whether a peer here at {@code address} has failed (inserted again without a remove). */
+  private boolean failedAt(java.nio.ByteBuffer address) {
+    for (int i = 0; i < peers.size(); i++) {
+      TransportPeer p = peers.get(i);
+      if (p != null && p.failed() && addresses.get(i).equals(address)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Adds the peers here that the transport found dead to {@code failed}. */

@@ -239,7 +239,9 @@ public final class EngineDomain implements Domain, TransportCompletions {
     if (now != lastExpiryScan) { // once per tick: a scan of every endpoint's slots
       lastExpiryScan = now;
       for (EngineEndpoint ep : endpoints) {
-        events += ep.abandonLatePeers(now, operationTimeoutTicks, operationTimeoutMillis);
+        int abandoned = ep.abandonLatePeers(now, operationTimeoutTicks, operationTimeoutMillis);
+        abandonedPeers.add(abandoned);
+        events += abandoned;
       }
     }
     return events;
@@ -465,6 +467,24 @@ public final class EngineDomain implements Domain, TransportCompletions {
     return transport.keysResolved() - keysResolvedAtOpen;
   }
 
+  /** Inserts of an address whose peer had failed: reconnections, for metrics. */
+  private final java.util.concurrent.atomic.LongAdder reconnects =
+      new java.util.concurrent.atomic.LongAdder();
+
+  /** Peers given up on because an operation outlived the operation timeout, for metrics. */
+  private final java.util.concurrent.atomic.LongAdder abandonedPeers =
+      new java.util.concurrent.atomic.LongAdder();
+
+  /** {@return inserts of an address whose peer had failed or been given up on} */
+  public long reconnects() {
+    return reconnects.sum();
+  }
+
+  /** {@return peers given up on because an operation to them outlived the operation timeout} */
+  public long abandonedPeers() {
+    return abandonedPeers.sum();
+  }
+
   /** Resolved keys whose target revoked them and said so, since it opened (metrics). */
   public long keysRevoked() {
     return transport.keysRevoked() - keysRevokedAtOpen;
@@ -530,7 +550,7 @@ public final class EngineDomain implements Domain, TransportCompletions {
   @Override
   public AddressVector openAddressVector() {
     requireOpen();
-    EngineAddressVector av = new EngineAddressVector(transport);
+    EngineAddressVector av = new EngineAddressVector(transport, reconnects);
     opened.add(av);
     return av;
   }

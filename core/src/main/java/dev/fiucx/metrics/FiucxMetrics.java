@@ -55,9 +55,11 @@ import java.util.function.ToLongFunction;
  *   <li>{@code fiucx.cas.attempts}, {@code fiucx.cas.retries}, {@code fiucx.lock.acquisitions},
  *       {@code fiucx.lock.waits}, {@code fiucx.lock.taken.over}, {@code fiucx.lock.reclaimed},
  *       {@code fiucx.lock.lost}: the emulation's counts; {@code fiucx.peers.failed}: peers the
- *       transport found dead; {@code fiucx.domain.errors}: exceptions the domain caught and
- *       survived; {@code fiucx.atomic.internal.errors}: those of them caught inside an atomic call,
- *       which returned {@code -FI_EOTHER} (an engine or transport failure, not bad input).
+ *       transport found dead; {@code fiucx.peers.abandoned}: peers given up on after the operation
+ *       timeout; {@code fiucx.peers.reconnected}: addresses inserted again after their peer failed;
+ *       {@code fiucx.domain.errors}: exceptions the domain caught and survived; {@code
+ *       fiucx.atomic.internal.errors}: those of them caught inside an atomic call, which returned
+ *       {@code -FI_EOTHER} (an engine or transport failure, not bad input).
  *   <li>{@code fiucx.domain.info}: 1, tagged with the domain's facts (provider, transport, UCX
  *       version, atomic mode, demoted native ops).
  *   <li>{@code fiucx.keys.resolved}: peers' keys this domain resolved (one control round trip each;
@@ -251,6 +253,20 @@ public final class FiucxMetrics implements MeterBinder, AutoCloseable {
         null,
         common,
         EngineDomain::failedPeers);
+    counter(
+        registry,
+        "fiucx.peers.abandoned",
+        "peers given up on because an operation to them outlived the operation timeout",
+        null,
+        common,
+        EngineDomain::abandonedPeers);
+    counter(
+        registry,
+        "fiucx.peers.reconnected",
+        "addresses inserted again after their peer failed or was given up on",
+        null,
+        common,
+        EngineDomain::reconnects);
     counter(
         registry,
         "fiucx.domain.errors",

@@ -104,6 +104,8 @@ class EngineEndpointTimeoutTest {
     r.completes("next", FiFlags.ATOMIC | FiFlags.READ);
     assertEquals(0, result.get(JAVA_LONG, 0), "inserted again, the peer serves");
     assertEquals(1, r.word(0));
+    assertEquals(1, r.domain.abandonedPeers());
+    assertEquals(1, r.domain.reconnects(), "the address came back after its peer was given up");
   }
 
   @Test

@@ -46,6 +46,9 @@ public final class FaultHistory {
   private final List<Boolean> killed = new ArrayList<>();
   private long reconnects;
 
+  /** An empty history: {@link #add} each initiator's. */
+  public FaultHistory() {}
+
   /**
    * Adds one initiator's history.
    *
