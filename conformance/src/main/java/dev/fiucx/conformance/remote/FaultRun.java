@@ -33,6 +33,13 @@ public final class FaultRun {
   /** How long they work after it, at least. */
   private static final long AFTER_MS = 6_000;
 
+  /**
+   * The longest an initiator that stayed connected may take, after a fault ended, to complete an
+   * operation again. Measured: at most 6.2 s (after a 60 s partition, tcp's retransmission back-off
+   * and a reconnection); a 1 s fault, under 1 s.
+   */
+  public static final long RECOVERY_BOUND_MS = 20_000;
+
   /** The operation timeout of the runs that test it: shorter than their partition. */
   private static final long SHORT_OPERATION_TIMEOUT_MS = 5_000;
 
@@ -42,6 +49,10 @@ public final class FaultRun {
     PARTITION_1S("tcp", "partition both ways 1 s", 1_000),
     /** Host 0 drops what comes in for 1 s; what it sends still arrives. */
     PARTITION_ONE_WAY_1S("tcp", "partition one way 1 s", 1_000),
+    /** One way for 10 s. */
+    PARTITION_ONE_WAY_10S("tcp", "partition one way 10 s", 10_000),
+    /** One way for 60 s, past the default operation timeout. */
+    PARTITION_ONE_WAY_60S("tcp", "partition one way 60 s", 60_000),
     /** Both ways for 10 s: within the operation timeout, so every operation waits it out. */
     PARTITION_10S("tcp", "partition both ways 10 s", 10_000),
     /**
@@ -50,8 +61,8 @@ public final class FaultRun {
     PARTITION_PAST_TIMEOUT("tcp", "partition 12 s, timeout 5 s", 12_000),
     /** Both ways for 60 s, past the default operation timeout. */
     PARTITION_60S("tcp", "partition both ways 60 s", 60_000),
-    /** The link goes down and up every 200 ms for 3 s. */
-    LINK_FLAPPING("tcp", "link flapping 3 s", 3_000),
+    /** The link goes down and up every 200 ms for 10 s. */
+    LINK_FLAPPING("tcp", "link flapping 10 s", 10_000),
     /** The target stopped (SIGSTOP) for 5 s, then continued. */
     TARGET_PAUSE_5S("tcp", "target SIGSTOP 5 s", 5_000),
     /** The target stopped for 30 s: as long as the default operation timeout. */
@@ -155,6 +166,7 @@ public final class FaultRun {
     List<String> violations = new ArrayList<>();
     FaultHistory history = new FaultHistory();
     long healed;
+    long fdsBefore;
     try (NetworkNamespaces hosts = new NetworkNamespaces();
         RemoteTarget target =
             new RemoteTarget(
@@ -189,6 +201,8 @@ public final class FaultRun {
                   .start());
         }
         Thread.sleep(BEFORE_MS);
+        // with both initiators connected: once they have gone, the target holds no more than this
+        fdsBefore = openFiles(target.pid());
         healed = inject(fault, hosts, target, initiators);
         for (int i = 0; i < INITIATORS; i++) {
           Process p = initiators.get(i);
@@ -209,13 +223,28 @@ public final class FaultRun {
       if (fault.killed() == TARGET_KILLED) {
         violations.addAll(history.unended());
       } else {
+        // the target lets go of departed initiators' endpoints as it sees them leave
+        long fdsAfter = openFiles(target.pid());
+        for (long until = System.nanoTime() + 10_000_000_000L;
+            fdsAfter > fdsBefore && System.nanoTime() - until < 0;
+            fdsAfter = openFiles(target.pid())) {
+          Thread.sleep(100);
+        }
+        if (fdsAfter > fdsBefore) {
+          violations.add(
+              "the target holds " + fdsAfter + " file descriptors, " + fdsBefore + " before");
+        }
         violations.addAll(
             history.violations(target.get(0, (int) MixedLoadProcess.REGION_BYTES), minStart));
       }
     }
     long recovery = fault.killed() == TARGET_KILLED ? 0 : history.recoveryMillis(healed);
-    if (recovery < 0) {
-      violations.add("an initiator that stayed connected never completed an operation again");
+    if (recovery < 0 || recovery > RECOVERY_BOUND_MS) {
+      violations.add(
+          "an initiator that stayed connected "
+              + (recovery < 0
+                  ? "never completed an operation again"
+                  : "took " + recovery + " ms to complete one again, past " + RECOVERY_BOUND_MS));
     }
     long longestAllowed = fault.operationTimeoutMs() + fault.millis + 2_000;
     if (history.longestMillis() > longestAllowed) {
@@ -248,7 +277,7 @@ public final class FaultRun {
         Thread.sleep(fault.millis);
         hosts.heal();
       }
-      case PARTITION_ONE_WAY_1S -> {
+      case PARTITION_ONE_WAY_1S, PARTITION_ONE_WAY_10S, PARTITION_ONE_WAY_60S -> {
         hosts.partition(false);
         Thread.sleep(fault.millis);
         hosts.heal();
@@ -267,6 +296,15 @@ public final class FaultRun {
       case TARGET_KILL -> target.kill();
     }
     return System.currentTimeMillis();
+  }
+
+  /** The file descriptors a process has open, from /proc; -1 when it cannot be read. */
+  private static long openFiles(long pid) {
+    try (var fds = Files.list(Path.of("/proc/" + pid + "/fd"))) {
+      return fds.count();
+    } catch (IOException e) {
+      return -1;
+    }
   }
 
   private static void pause(long pid, long millis) throws InterruptedException {

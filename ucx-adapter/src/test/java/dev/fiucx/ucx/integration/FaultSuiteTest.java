@@ -29,7 +29,13 @@ class FaultSuiteTest {
   @ParameterizedTest
   @EnumSource(
       value = Fault.class,
-      names = {"PARTITION_10S", "PARTITION_60S", "TARGET_PAUSE_30S"},
+      names = {
+        "PARTITION_10S",
+        "PARTITION_60S",
+        "PARTITION_ONE_WAY_10S",
+        "PARTITION_ONE_WAY_60S",
+        "TARGET_PAUSE_30S"
+      },
       mode = EnumSource.Mode.EXCLUDE)
   void everyOperationIsAccountedFor(Fault fault) throws Exception {
     assumeTrue(FaultRun.available(), "needs root and iproute2 to create namespaces");
