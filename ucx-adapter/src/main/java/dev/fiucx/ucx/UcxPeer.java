@@ -91,10 +91,24 @@ final class UcxPeer implements TransportPeer {
   private volatile int failure; // 0, or the negative fi_errno that posts now return
 
   private static final VarHandle POSTING;
+  private static final VarHandle OWNER_POSTING;
+  private static final VarHandle OWNER;
+
+  /**
+   * {@link #enterPost}'s answers: refused, announced in {@link #posting}, or in {@link
+   * #ownerPosting}.
+   */
+  private static final int REFUSED = 0;
+
+  private static final int COUNTED = 1;
+  private static final int OWNED = 2;
 
   static {
     try {
       POSTING = MethodHandles.lookup().findVarHandle(UcxPeer.class, "posting", int.class);
+      OWNER_POSTING =
+          MethodHandles.lookup().findVarHandle(UcxPeer.class, "ownerPosting", int.class);
+      OWNER = MethodHandles.lookup().findVarHandle(UcxPeer.class, "owner", Thread.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -118,6 +132,18 @@ final class UcxPeer implements TransportPeer {
    */
   @SuppressWarnings("unused") // through POSTING
   private volatile int posting;
+
+  /**
+   * The thread that posted here first (or first after that one ended): it announces its posts in
+   * {@link #ownerPosting} with a volatile store and a plain one, where the others pay two atomic
+   * adds on {@link #posting}. One posting thread, the usual case, then pays one fence per post.
+   */
+  @SuppressWarnings("unused") // through OWNER
+  private volatile Thread owner;
+
+  /** 1 while {@link #owner} is where {@link #posting} counts the others. */
+  @SuppressWarnings("unused") // through OWNER_POSTING
+  private volatile int ownerPosting;
 
   private volatile String failureText;
   private volatile boolean closed;
@@ -236,7 +262,8 @@ final class UcxPeer implements TransportPeer {
     if (m != null) {
       return postMapped(m, offset, op, size, value, 0, resultAddress);
     }
-    if (!enterPost(r)) {
+    int entered = enterPost(r);
+    if (entered == REFUSED) {
       return -FiErrno.EKEYREJECTED;
     }
     int rc;
@@ -252,7 +279,7 @@ final class UcxPeer implements TransportPeer {
               resultAddress,
               token);
     } finally {
-      exitPost();
+      exitPost(entered);
     }
     return track(rc, token);
   }
@@ -285,24 +312,42 @@ final class UcxPeer implements TransportPeer {
   }
 
   /**
-   * Announces a ucp post to {@code r}, then looks at its revocation once more: false (refuse the
-   * post) when it is revoked. Every true must be followed by {@link #exitPost} once UCX holds the
-   * operation. Two atomic adds per post where posts race REVOKEs, nothing otherwise.
+   * Announces a ucp post to {@code r}, then looks at its revocation once more: {@link #REFUSED}
+   * (refuse the post) when it is revoked, else what {@link #exitPost} must be given once UCX holds
+   * the operation. Where posts race REVOKEs, the owner's volatile store (one fence) or two atomic
+   * adds for other threads; nothing otherwise. A volatile store then a volatile load here, and the
+   * revocation's volatile store then {@link #awaitPostsUnderway}'s loads there: one of the two sees
+   * the other.
    */
-  private boolean enterPost(UcxRemoteRegion r) {
+  private int enterPost(UcxRemoteRegion r) {
     if (!postsRaceRevokes) {
-      return true; // the caller looked; nothing can revoke the key before this thread posts
+      return COUNTED; // the caller looked; nothing can revoke the key before this thread posts
+    }
+    Thread t = Thread.currentThread();
+    Thread o = owner;
+    if (o == t || (o == null || !o.isAlive()) && OWNER.compareAndSet(this, o, t)) {
+      OWNER_POSTING.setVolatile(this, 1);
+      if (r.revoked()) {
+        OWNER_POSTING.setRelease(this, 0);
+        return REFUSED;
+      }
+      return OWNED;
     }
     POSTING.getAndAdd(this, 1);
     if (r.revoked()) {
       POSTING.getAndAdd(this, -1);
-      return false;
+      return REFUSED;
     }
-    return true;
+    return COUNTED;
   }
 
-  private void exitPost() {
-    if (postsRaceRevokes) {
+  private void exitPost(int entered) {
+    if (!postsRaceRevokes) {
+      return;
+    }
+    if (entered == OWNED) {
+      OWNER_POSTING.setRelease(this, 0);
+    } else {
       POSTING.getAndAdd(this, -1);
     }
   }
@@ -330,7 +375,8 @@ final class UcxPeer implements TransportPeer {
     if (m != null) {
       return postMapped(m, offset, RemoteAtomicOp.CSWAP, size, swap, compare, resultAddress);
     }
-    if (!enterPost(r)) {
+    int entered = enterPost(r);
+    if (entered == REFUSED) {
       return -FiErrno.EKEYREJECTED;
     }
     int rc;
@@ -339,7 +385,7 @@ final class UcxPeer implements TransportPeer {
           poster.postCompareSwap(
               ep, r.rkeyHandle(), r.base() + offset, size, compare, swap, resultAddress, token);
     } finally {
-      exitPost();
+      exitPost(entered);
     }
     return track(rc, token);
   }
@@ -356,14 +402,15 @@ final class UcxPeer implements TransportPeer {
       MappedAtomics.get(m, offset, length, localAddress);
       return DONE;
     }
-    if (!enterPost(r)) {
+    int entered = enterPost(r);
+    if (entered == REFUSED) {
       return -FiErrno.EKEYREJECTED;
     }
     int rc;
     try {
       rc = poster.postGet(ep, r.rkeyHandle(), r.base() + offset, length, localAddress, token);
     } finally {
-      exitPost();
+      exitPost(entered);
     }
     return track(rc, token);
   }
@@ -380,14 +427,15 @@ final class UcxPeer implements TransportPeer {
       MappedAtomics.put(m, offset, length, localAddress);
       return DONE;
     }
-    if (!enterPost(r)) {
+    int entered = enterPost(r);
+    if (entered == REFUSED) {
       return -FiErrno.EKEYREJECTED;
     }
     int rc;
     try {
       rc = poster.postPut(ep, r.rkeyHandle(), r.base() + offset, length, localAddress, token);
     } finally {
-      exitPost();
+      exitPost(entered);
     }
     return track(rc, token);
   }
@@ -523,7 +571,7 @@ final class UcxPeer implements TransportPeer {
    * is either refused or ahead of a flush started next.
    */
   void awaitPostsUnderway() {
-    while ((int) POSTING.getVolatile(this) != 0) {
+    while ((int) POSTING.getVolatile(this) != 0 || (int) OWNER_POSTING.getVolatile(this) != 0) {
       Thread.onSpinWait();
     }
   }
