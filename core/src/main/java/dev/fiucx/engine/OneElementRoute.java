@@ -26,7 +26,9 @@ import java.lang.ref.Reference;
  * mapped into this process a native element is this CPU's atomic on the mapping ({@link
  * Dispatcher#runMapped}) and a CAS-loop or remote-lock element runs in place there when nothing of
  * its engine is in flight ({@link Dispatcher#runInPlace}), completed in the call without a pending
- * slot; any other element is started as a checked one-element call starts ({@link
+ * slot; a native fetching element on a region that is not mapped goes to the transport from here,
+ * as {@link CallPoster#startOne} would send it but with the cell's atomic, size and flags the route
+ * holds; any other element is started as a checked one-element call starts ({@link
  * CallPoster#startOne}).
  *
  * <p>A call with the same (family, op, datatype, {@code fi_addr}, key) as the call the route was
