@@ -176,19 +176,7 @@ final class CallPoster {
     CompletionCounter counter = reads ? readCounter : writeCounter;
     long cqFlags = FiFlags.ATOMIC | (reads ? FiFlags.READ : FiFlags.WRITE);
     if (rc == TransportPeer.PENDING) {
-      counts.opened(slot, cell, 1, start);
-      // the slot holds the result buffer until the element has written it
-      pending.openAt(
-          slot,
-          context,
-          cq,
-          wantCompletion,
-          counter,
-          cqFlags,
-          result,
-          cell.op() != FiOp.ATOMIC_READ,
-          peer);
-      domain.wakeProgress();
+      openPending(slot, cell, peer, start, context, wantCompletion, result);
       return 0;
     }
     if (inCall) {
@@ -206,6 +194,42 @@ final class CallPoster {
     // automatic arena's memory cannot be freed under the transport's write
     Reference.reachabilityFence(result);
     return inCall ? InCallAtomics.DONE_IN_CALL : 0;
+  }
+
+  /**
+   * The token of the slot a one-element post takes ({@link PendingOperations#peek}: the slot is
+   * opened only if the element goes pending), or {@code -FI_EAGAIN} when every slot is in use.
+   */
+  long peekToken() {
+    int slot = pending.peek();
+    return slot < 0 ? slot : ((long) index << 32) | slot;
+  }
+
+  /**
+   * The one element posted with the slot {@code slot} went pending: the slot is opened, holding the
+   * result buffer until the element has written it, and progress is woken.
+   */
+  void openPending(
+      int slot,
+      AtomicCell cell,
+      TransportPeer peer,
+      long start,
+      Object context,
+      boolean wantCompletion,
+      MemorySegment result) {
+    boolean reads = cell.family() != AtomicFamily.BASE;
+    counts.opened(slot, cell, 1, start);
+    pending.openAt(
+        slot,
+        context,
+        cq,
+        wantCompletion,
+        reads ? readCounter : writeCounter,
+        FiFlags.ATOMIC | (reads ? FiFlags.READ : FiFlags.WRITE),
+        result,
+        cell.op() != FiOp.ATOMIC_READ,
+        peer);
+    domain.wakeProgress();
   }
 
   /**

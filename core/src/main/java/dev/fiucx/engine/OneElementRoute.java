@@ -10,6 +10,7 @@ import dev.fiucx.completion.CompletionRing;
 import dev.fiucx.completion.OperationCounts;
 import dev.fiucx.dispatch.Dispatcher;
 import dev.fiucx.semantics.AtomicCell;
+import dev.fiucx.semantics.ElementSemantics;
 import dev.fiucx.spi.RemoteAtomicOp;
 import dev.fiucx.spi.RemoteRegion;
 import dev.fiucx.spi.TransportPeer;
@@ -25,7 +26,9 @@ import java.lang.ref.Reference;
  * mapped into this process a native element is this CPU's atomic on the mapping ({@link
  * Dispatcher#runMapped}) and a CAS-loop or remote-lock element runs in place there when nothing of
  * its engine is in flight ({@link Dispatcher#runInPlace}), completed in the call without a pending
- * slot; any other element is started as a checked one-element call starts ({@link
+ * slot; a native fetching element on a region that is not mapped goes to the transport from here,
+ * as {@link CallPoster#startOne} would send it but with the cell's atomic, size and flags the route
+ * holds; any other element is started as a checked one-element call starts ({@link
  * CallPoster#startOne}).
  *
  * <p>A call with the same (family, op, datatype, {@code fi_addr}, key) as the call the route was
@@ -163,8 +166,11 @@ final class OneElementRoute {
     // null when the region is not mapped, or the peer failed
     MemorySegment mapping = peer.mapped(region);
     if (mapping == null) {
-      return peer.failed()
-          ? OFF_ROUTE
+      if (peer.failed()) {
+        return OFF_ROUTE;
+      }
+      return mechanism == Mechanism.NATIVE && fetches && !compares
+          ? postFetch(peer, region, offset, buf, result, context, flags)
           : poster.startOne(
               cell, peer, region, offset, locks, buf, compare, result, context, flags);
     }
@@ -207,6 +213,70 @@ final class OneElementRoute {
     CallPoster.doneAtOnce(
         counts, countIndex, start, wantCompletion ? cq : null, context, cqFlags, counter);
     // the element wrote its result during the call: the buffer stays reachable until here
+    Reference.reachabilityFence(result);
+    return inCall ? InCallAtomics.DONE_IN_CALL : 0;
+  }
+
+  /**
+   * A native fetching element on a region that is not mapped: handed to the transport as {@link
+   * CallPoster#startOne} and the dispatcher would hand it, with what the route already knows (the
+   * cell's remote atomic, size and flags) instead of deriving it again per call.
+   */
+  private int postFetch(
+      TransportPeer peer,
+      RemoteRegion region,
+      long offset,
+      MemorySegment buf,
+      MemorySegment result,
+      Object context,
+      long flags) {
+    boolean inCall = flags == CallPoster.IN_CALL;
+    // an in-call element reserves an entry in case it goes pending
+    boolean wantCompletion = inCall || CallPoster.wantsCompletion(flags, selective);
+    if (wantCompletion && (cq == null || !cq.reserve())) {
+      return OFF_ROUTE;
+    }
+    long token = poster.peekToken();
+    if (token < 0) {
+      if (wantCompletion) {
+        cq.release();
+      }
+      return (int) token;
+    }
+    long start = counts.start();
+    int size = this.size;
+    int rc;
+    try {
+      long value = readsOperand ? ElementSemantics.load(buf, 0, size) : 0;
+      rc = peer.postAtomic(region, offset, nativeOp, size, value, result.address(), token);
+    } catch (RuntimeException e) {
+      if (wantCompletion) {
+        cq.release();
+      }
+      throw e;
+    }
+    if (rc < 0) {
+      if (wantCompletion) {
+        cq.release();
+      }
+      return rc;
+    }
+    if (rc == TransportPeer.PENDING) {
+      poster.openPending((int) token, cell, peer, start, context, wantCompletion, result);
+      return 0;
+    }
+    if (inCall) {
+      cq.release();
+    }
+    CallPoster.doneAtOnce(
+        counts,
+        countIndex,
+        start,
+        wantCompletion && !inCall ? cq : null,
+        context,
+        cqFlags,
+        counter);
+    // the element wrote its result during the post: the buffer stays reachable until here
     Reference.reachabilityFence(result);
     return inCall ? InCallAtomics.DONE_IN_CALL : 0;
   }

@@ -60,6 +60,7 @@ final class AtomicPoster {
       MethodType callback = MethodType.methodType(void.class, long.class, byte.class, long.class);
       ON_COMPLETE = MethodHandles.lookup().findVirtual(AtomicPoster.class, "onComplete", callback);
       ON_SLOT_DONE = MethodHandles.lookup().findVirtual(AtomicPoster.class, "onSlotDone", callback);
+      OWNER = MethodHandles.lookup().findVarHandle(AtomicPoster.class, "owner", Thread.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -105,6 +106,16 @@ final class AtomicPoster {
   private final long discard;
   private final MemorySegment single;
   private final ThreadLocal<MemorySegment> perThread;
+
+  /**
+   * With a thread-safe worker: the thread that posted first (or first after it ended), which uses
+   * {@link #ownerScratch}; others use {@link #perThread}.
+   */
+  private volatile Thread owner;
+
+  private final MemorySegment ownerScratch;
+
+  private static final java.lang.invoke.VarHandle OWNER;
   private final java.util.concurrent.ConcurrentLinkedQueue<Throwable> deferred =
       new java.util.concurrent.ConcurrentLinkedQueue<>();
 
@@ -152,9 +163,11 @@ final class AtomicPoster {
     if (threadSafe) {
       this.single = null;
       this.perThread = ThreadLocal.withInitial(this::newScratch);
+      this.ownerScratch = newScratch();
     } else {
       this.single = newScratch();
       this.perThread = null;
+      this.ownerScratch = null;
     }
   }
 
@@ -165,7 +178,16 @@ final class AtomicPoster {
   }
 
   private MemorySegment scratch() {
-    return single != null ? single : perThread.get();
+    if (single != null) {
+      return single;
+    }
+    // the first thread to post keeps a scratch of its own without the ThreadLocal's lookup
+    Thread t = Thread.currentThread();
+    Thread o = owner;
+    if (o == t || (o == null || !o.isAlive()) && OWNER.compareAndSet(this, o, t)) {
+      return ownerScratch; // a thread that ended posts no more: the next one takes its scratch
+    }
+    return perThread.get();
   }
 
   /**
@@ -210,8 +232,7 @@ final class AtomicPoster {
         return -FiErrno.EAGAIN;
       }
     }
-    MemorySegment s = scratch();
-    long base = s.address();
+    long base = scratch().address();
     // on v2 the operand lives in the slot, just after the pointer UCX is given (ours, see
     // AtomicRequests), for as long as UCX keeps the request
     long buffer = operandKept ? request : base + OPERAND;
@@ -223,18 +244,23 @@ final class AtomicPoster {
     int mask;
     if (reply != 0) {
       mask = request != 0 ? FETCH_MASK | UCP_OP_ATTR_FIELD_REQUEST : FETCH_MASK;
-      s.set(JAVA_LONG, PARAM_CB, callback);
+      update(base + PARAM_CB, callback);
     } else if (operandKept) {
       mask = POST_IN_SLOT_MASK;
-      s.set(JAVA_LONG, PARAM_CB, slotDone);
+      update(base + PARAM_CB, slotDone);
     } else {
       mask = POST_MASK;
     }
-    s.set(JAVA_INT, PARAM_OP_ATTR_MASK, mask);
-    s.set(JAVA_LONG, PARAM_REQUEST, request);
-    s.set(JAVA_LONG, PARAM_DATATYPE, size == 8 ? DT8 : DT4);
-    s.set(JAVA_LONG, PARAM_USER_DATA, token);
-    s.set(JAVA_LONG, PARAM_REPLY_BUFFER, reply);
+    // the param as this thread's last call left it: only what differs is written (repeated calls
+    // write the operand alone), by address (no session check), since every store still draining
+    // delays the locked instruction of a shared-memory atomic inside the call
+    if (UcpNative.ALL.get(JAVA_INT, base + PARAM_OP_ATTR_MASK) != mask) {
+      UcpNative.ALL.set(JAVA_INT, base + PARAM_OP_ATTR_MASK, mask);
+    }
+    update(base + PARAM_REQUEST, request);
+    update(base + PARAM_DATATYPE, size == 8 ? DT8 : DT4);
+    update(base + PARAM_USER_DATA, token);
+    update(base + PARAM_REPLY_BUFFER, reply);
     // a request denied immediate completion calls back inside the call, which a critical downcall
     // must never do (the JVM stops on an upcall from one)
     boolean inCallCallback = mask == POST_IN_SLOT_MASK;
@@ -254,6 +280,15 @@ final class AtomicPoster {
       UcpNative.requestFree(status); // UCX 1.13 never returns one for a post; if it does, let go
     }
     return postFlush(ep, token);
+  }
+
+  /**
+   * Writes {@code value} at {@code address} (a word of this thread's scratch) unless it is there.
+   */
+  private static void update(long address, long value) {
+    if (UcpNative.ALL.get(JAVA_LONG, address) != value) {
+      UcpNative.ALL.set(JAVA_LONG, address, value);
+    }
   }
 
   /**

@@ -9,8 +9,6 @@ import dev.fiucx.spi.RemoteAtomicOp;
 import dev.fiucx.spi.RemoteRegion;
 import dev.fiucx.spi.TransportPeer;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.util.List;
 import java.util.function.Function;
 import java.util.function.IntConsumer;
@@ -91,34 +89,8 @@ final class UcxPeer implements TransportPeer {
 
   private volatile int failure; // 0, or the negative fi_errno that posts now return
 
-  private static final VarHandle POSTING;
-
-  static {
-    try {
-      POSTING = MethodHandles.lookup().findVarHandle(UcxPeer.class, "posting", int.class);
-    } catch (ReflectiveOperationException e) {
-      throw new ExceptionInInitializerError(e);
-    }
-  }
-
-  /**
-   * Whether several threads may post while another handles a REVOKE (a thread-safe worker:
-   * automatic progress or FI_THREAD_SAFE); with one thread at a time, the REVOKE is handled between
-   * that thread's calls.
-   */
-  private final boolean postsRaceRevokes;
-
-  /**
-   * Posts on the ucp path between their last look at the key's revocation and UCX holding the
-   * operation ({@link #enterPost}). {@link PeerKeys#onRevoke} marks the key revoked, then waits for
-   * this to be 0 ({@link #awaitPostsUnderway}) before it flushes: a post that looked before the
-   * mark is inside the flush, one that looks after it is refused. Without it a post that passed its
-   * check just before a REVOKE was handled reached the target after the acknowledgement, and over
-   * tcp the target's UCX applied it to memory already unmapped (SIGSEGV in ucp_atomic_req_handler,
-   * seen once in CI).
-   */
-  @SuppressWarnings("unused") // through POSTING
-  private volatile int posting;
+  /** Posts between their last look at a revocation or failure and UCX holding them. */
+  private final PostWindow window;
 
   private volatile String failureText;
   private volatile boolean closed;
@@ -139,7 +111,7 @@ final class UcxPeer implements TransportPeer {
     this.peerAddress = peerAddress;
     this.process = process;
     this.tracked = tracked;
-    this.postsRaceRevokes = transport.options().threadSafe();
+    this.window = new PostWindow(transport.options().threadSafe());
     this.endpoint = transport.dataEndpoints().open(peerAddress.data(), this::failed);
     this.ep = endpoint.getNativeId();
     boolean self = java.util.Arrays.equals(peerAddress.encode(), transport.address());
@@ -240,7 +212,8 @@ final class UcxPeer implements TransportPeer {
     if (m != null) {
       return postMapped(m, offset, op, size, value, 0, resultAddress);
     }
-    if (!enterPost(r)) {
+    int entered = window.enter(r, this);
+    if (entered == PostWindow.REFUSED) {
       return refusal();
     }
     int rc;
@@ -256,7 +229,7 @@ final class UcxPeer implements TransportPeer {
               resultAddress,
               token);
     } finally {
-      exitPost();
+      window.exit(entered);
     }
     return track(rc, token);
   }
@@ -288,33 +261,10 @@ final class UcxPeer implements TransportPeer {
     return DONE;
   }
 
-  /**
-   * Announces a ucp post to {@code r}, then looks at its revocation once more: false (refuse the
-   * post) when it is revoked. Every true must be followed by {@link #exitPost} once UCX holds the
-   * operation. Two atomic adds per post where posts race REVOKEs, nothing otherwise.
-   */
-  private boolean enterPost(UcxRemoteRegion r) {
-    if (!postsRaceRevokes) {
-      return true; // the caller looked; nothing can revoke the key before this thread posts
-    }
-    POSTING.getAndAdd(this, 1);
-    if (r.revoked() || failure != 0) { // failure: abandon closes the endpoint once none is here
-      POSTING.getAndAdd(this, -1);
-      return false;
-    }
-    return true;
-  }
-
-  /** What a post that {@link #enterPost} turned away returns. */
+  /** What a post that {@link PostWindow#enter} turned away returns. */
   private int refusal() {
     int f = failure;
     return f != 0 ? f : -FiErrno.EKEYREJECTED;
-  }
-
-  private void exitPost() {
-    if (postsRaceRevokes) {
-      POSTING.getAndAdd(this, -1);
-    }
   }
 
   @Override
@@ -340,7 +290,8 @@ final class UcxPeer implements TransportPeer {
     if (m != null) {
       return postMapped(m, offset, RemoteAtomicOp.CSWAP, size, swap, compare, resultAddress);
     }
-    if (!enterPost(r)) {
+    int entered = window.enter(r, this);
+    if (entered == PostWindow.REFUSED) {
       return refusal();
     }
     int rc;
@@ -349,7 +300,7 @@ final class UcxPeer implements TransportPeer {
           poster.postCompareSwap(
               ep, r.rkeyHandle(), r.base() + offset, size, compare, swap, resultAddress, token);
     } finally {
-      exitPost();
+      window.exit(entered);
     }
     return track(rc, token);
   }
@@ -366,14 +317,15 @@ final class UcxPeer implements TransportPeer {
       MappedAtomics.get(m, offset, length, localAddress);
       return DONE;
     }
-    if (!enterPost(r)) {
+    int entered = window.enter(r, this);
+    if (entered == PostWindow.REFUSED) {
       return refusal();
     }
     int rc;
     try {
       rc = poster.postGet(ep, r.rkeyHandle(), r.base() + offset, length, localAddress, token);
     } finally {
-      exitPost();
+      window.exit(entered);
     }
     return track(rc, token);
   }
@@ -390,14 +342,15 @@ final class UcxPeer implements TransportPeer {
       MappedAtomics.put(m, offset, length, localAddress);
       return DONE;
     }
-    if (!enterPost(r)) {
+    int entered = window.enter(r, this);
+    if (entered == PostWindow.REFUSED) {
       return refusal();
     }
     int rc;
     try {
       rc = poster.postPut(ep, r.rkeyHandle(), r.base() + offset, length, localAddress, token);
     } finally {
-      exitPost();
+      window.exit(entered);
     }
     return track(rc, token);
   }
@@ -555,13 +508,11 @@ final class UcxPeer implements TransportPeer {
 
   /**
    * Returns once no post is between its last look at a key's revocation and UCX holding the
-   * operation ({@link #posting}): called after a key was marked revoked, so that every post to it
+   * operation ({@link PostWindow}): called after a key was marked revoked, so that every post to it
    * is either refused or ahead of a flush started next.
    */
   void awaitPostsUnderway() {
-    while ((int) POSTING.getVolatile(this) != 0) {
-      Thread.onSpinWait();
-    }
+    window.awaitEmpty();
   }
 
   /**
