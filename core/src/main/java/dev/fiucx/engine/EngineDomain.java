@@ -16,7 +16,6 @@ import dev.fiucx.FiOp;
 import dev.fiucx.Mechanism;
 import dev.fiucx.completion.CompletionCounter;
 import dev.fiucx.completion.CompletionRing;
-import dev.fiucx.completion.OperationClock;
 import dev.fiucx.dispatch.NativeAtomicsProof;
 import dev.fiucx.dispatch.ProviderTable;
 import dev.fiucx.emulation.EmulationCounters;
@@ -27,13 +26,17 @@ import dev.fiucx.spi.ProcessIdentity;
 import dev.fiucx.spi.Progress;
 import dev.fiucx.spi.Transport;
 import dev.fiucx.spi.TransportCompletions;
+import dev.fiucx.spi.TransportPeer;
 import dev.fiucx.validation.CallGuard;
 import java.lang.foreign.MemorySegment;
+import java.util.Collections;
 import java.util.EnumSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 
 /**
@@ -138,8 +141,7 @@ public final class EngineDomain implements Domain, TransportCompletions {
               attr.progress() == DomainAttr.Progress.MANUAL ? CallGuard.refusing() : null;
         };
     this.lockLeaseNanos = attr.lockLease().toNanos();
-    this.operationTimeoutMillis = attr.operationTimeout().toMillis();
-    this.operationTimeoutTicks = OperationClock.ticksOf(operationTimeoutMillis);
+    this.timeouts = new OperationTimeouts(attr);
     this.emulationCounters = new EmulationCounters(attr.progress() == DomainAttr.Progress.AUTO);
     this.transport = openTransport.apply(this);
     try {
@@ -235,16 +237,7 @@ public final class EngineDomain implements Domain, TransportCompletions {
     if (++progressRounds % ROUNDS_PER_PEER_CHECK == 0) {
       events += transport.checkPeers();
     }
-    int now = OperationClock.ticks();
-    if (now != lastExpiryScan) { // once per tick: a scan of every endpoint's slots
-      lastExpiryScan = now;
-      for (EngineEndpoint ep : endpoints) {
-        int abandoned = ep.abandonLatePeers(now, operationTimeoutTicks, operationTimeoutMillis);
-        abandonedPeers.add(abandoned);
-        events += abandoned;
-      }
-    }
-    return events;
+    return events + timeouts.look(endpoints);
   }
 
   /**
@@ -278,15 +271,8 @@ public final class EngineDomain implements Domain, TransportCompletions {
 
   private int progressRounds; // by the one thread inside progressOnce
 
-  /**
-   * The clock tick of the last look for timed-out operations; by the one thread in progressOnce.
-   */
-  private int lastExpiryScan;
-
-  /** {@link DomainAttr#operationTimeout} in {@link OperationClock} ticks, and in ms for logs. */
-  private final int operationTimeoutTicks;
-
-  private final long operationTimeoutMillis;
+  /** Gives up on peers that leave an operation unanswered past the operation timeout. */
+  private final OperationTimeouts timeouts;
 
   /**
    * Automatic progress, as the progress thread and readers share it: one at a time, the others skip
@@ -452,8 +438,7 @@ public final class EngineDomain implements Domain, TransportCompletions {
    * any thread: it reads the peers' flags, never the transport).
    */
   public int failedPeers() {
-    java.util.Set<dev.fiucx.spi.TransportPeer> failed =
-        java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    Set<TransportPeer> failed = Collections.newSetFromMap(new IdentityHashMap<>());
     for (AutoCloseable o : opened) {
       if (o instanceof EngineAddressVector av) {
         av.addFailedPeers(failed);
@@ -467,13 +452,8 @@ public final class EngineDomain implements Domain, TransportCompletions {
     return transport.keysResolved() - keysResolvedAtOpen;
   }
 
-  /** Inserts of an address whose peer had failed: reconnections, for metrics. */
-  private final java.util.concurrent.atomic.LongAdder reconnects =
-      new java.util.concurrent.atomic.LongAdder();
-
-  /** Peers given up on because an operation outlived the operation timeout, for metrics. */
-  private final java.util.concurrent.atomic.LongAdder abandonedPeers =
-      new java.util.concurrent.atomic.LongAdder();
+  /** Inserts of an address whose peer had failed (metrics). */
+  private final LongAdder reconnects = new LongAdder();
 
   /** {@return inserts of an address whose peer had failed or been given up on} */
   public long reconnects() {
@@ -482,7 +462,7 @@ public final class EngineDomain implements Domain, TransportCompletions {
 
   /** {@return peers given up on because an operation to them outlived the operation timeout} */
   public long abandonedPeers() {
-    return abandonedPeers.sum();
+    return timeouts.abandoned();
   }
 
   /** Resolved keys whose target revoked them and said so, since it opened (metrics). */
