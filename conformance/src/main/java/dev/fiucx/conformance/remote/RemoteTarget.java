@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -31,6 +32,9 @@ import java.util.concurrent.TimeoutException;
  * loopback from here; it relays its bootstrap over its standard input and output instead. Every
  * wait for the target is bounded: a target that has not started or answered within a minute is
  * killed, which ends the wait with an error.
+ *
+ * <p>A target may also listen on a fixed address of its host, for initiators that connect to it by
+ * name, and be restarted there ({@link #restart}): then this object follows the new process.
  */
 public final class RemoteTarget implements Target {
   /** How long the target may take to start listening, or to answer one message. */
@@ -38,10 +42,17 @@ public final class RemoteTarget implements Target {
 
   private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
 
-  private final Process process;
-  private final BootstrapClient client;
-  private final byte[] address;
+  /** How long a target may take to exit after SIGTERM before {@link #restart} kills it. */
+  private static final long STOP_TIMEOUT_MS = 10_000;
+
+  /** The target's command line: each incarnation ({@link #restart}) runs it again. */
+  private final List<String> command;
+
+  private final boolean relayed;
   private final long length;
+  private volatile Process process;
+  private volatile BootstrapClient client;
+  private volatile byte[] address;
   private volatile long key;
 
   /** When the wait for the target ends (System.nanoTime), or 0 when nothing is waited for. */
@@ -89,7 +100,47 @@ public final class RemoteTarget implements Target {
       boolean readOnly,
       List<String> prefix,
       List<String> jvmOptions) {
-    boolean relayed = !prefix.isEmpty();
+    this(provider, transport, length, register, readOnly, prefix, jvmOptions, null, 0, null);
+  }
+
+  /**
+   * Starts a target process whose bootstrap listens on {@code bind}, an address of the target's
+   * host, so that initiators in other hosts connect to it by name ({@link
+   * dev.fiucx.Fabric#connect}) and find it there again after a {@link #restart}; its region
+   * (read-write, allocated) holds {@code preset} at {@code presetOffset} before the bootstrap
+   * listens.
+   *
+   * @param provider the provider's name, e.g. {@code ucx}
+   * @param transport the provider's transport name, or null for its default
+   * @param length the region's length in bytes
+   * @param prefix commands to run the JVM under (e.g. {@code ip netns exec ns}), or empty
+   * @param bind the bootstrap's {@code HOST:PORT}, or null for a free loopback port
+   * @param presetOffset where {@code preset} goes in the region
+   * @param preset the region's starting bytes there, or null for none (all zero)
+   */
+  public RemoteTarget(
+      String provider,
+      String transport,
+      long length,
+      List<String> prefix,
+      String bind,
+      long presetOffset,
+      byte[] preset) {
+    this(provider, transport, length, false, false, prefix, List.of(), bind, presetOffset, preset);
+  }
+
+  private RemoteTarget(
+      String provider,
+      String transport,
+      long length,
+      boolean register,
+      boolean readOnly,
+      List<String> prefix,
+      List<String> jvmOptions,
+      String bind,
+      long presetOffset,
+      byte[] preset) {
+    relayed = !prefix.isEmpty();
     List<String> cmd =
         new ArrayList<>(
             JavaCommand.of(
@@ -100,21 +151,34 @@ public final class RemoteTarget implements Target {
                 Long.toString(length),
                 register ? "register" : "allocate",
                 readOnly ? "read-only" : "read-write",
-                relayed ? "stdio" : "tcp"));
+                relayed ? "stdio" : "tcp",
+                bind == null ? "-" : bind));
+    if (preset != null) {
+      cmd.add(presetOffset + ":" + HexFormat.of().formatHex(preset));
+    }
     cmd.addAll(prefix.size() + 1, jvmOptions);
+    command = List.copyOf(cmd);
+    this.length = start();
+  }
+
+  /** Starts an incarnation of the target and connects to it; returns its region's length. */
+  private long start() {
+    timedOut = false;
+    Process p;
     try {
       ProcessBuilder builder =
-          new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT);
+          new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
       // UCX logs to stdout by default, which would break the listening line and the relay
       builder.environment().put("UCX_LOG_FILE", "stderr");
-      process = builder.start();
+      p = builder.start();
     } catch (IOException e) {
-      throw new FiException(FiErrno.EIO, "cannot start the target process " + cmd, e);
+      throw new FiException(FiErrno.EIO, "cannot start the target process " + command, e);
     }
-    Thread.ofVirtual().name("fiucx-target-watch-" + process.pid()).start(this::watch);
+    process = p;
+    Thread.ofVirtual().name("fiucx-target-watch-" + p.pid()).start(() -> watch(p));
     BootstrapClient c = null;
     try {
-      InputStream stdout = new BufferedInputStream(process.getInputStream());
+      InputStream stdout = new BufferedInputStream(p.getInputStream());
       String line = bounded(() -> firstLine(stdout));
       if (!line.startsWith(TargetProcess.LISTENING)) {
         throw new IOException("it said '" + line + "' (exit " + exitCode() + ")");
@@ -127,10 +191,10 @@ public final class RemoteTarget implements Target {
                 () ->
                     BootstrapClient.over(
                         stdout,
-                        process.getOutputStream(),
-                        process.getOutputStream(),
+                        p.getOutputStream(),
+                        p.getOutputStream(),
                         me,
-                        "the target process " + process.pid()));
+                        "the target process " + p.pid()));
       } else {
         int colon = hostPort.lastIndexOf(':');
         c =
@@ -148,15 +212,60 @@ public final class RemoteTarget implements Target {
       client = c;
       address = c.welcome().address();
       key = region.key();
-      this.length = region.length();
+      return region.length();
     } catch (IOException | RuntimeException e) {
       if (c != null) {
         c.close();
       }
       killAndClean();
-      throw new FiException(
-          FiErrno.EIO, "target process " + process.pid() + ": " + e.getMessage(), e);
+      throw new FiException(FiErrno.EIO, "target process " + p.pid() + ": " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * Restarts the target as a service manager does ({@code systemctl restart}): SIGTERM (the target
+   * closes its bootstrap, region and domain, and exits), SIGKILL when it has not exited within 10
+   * s, then a new process with the same arguments, listening on the same address. Its region has
+   * the same name and length, new keys, and holds zeros and the preset again; {@link #address},
+   * {@link #key}, {@link #pid}, {@link #set} and {@link #get} are the new process's from then on.
+   * Returns once the new target listens and this side has its WELCOME.
+   *
+   * @return whether the old process exited on SIGTERM within the bound (else it was killed)
+   */
+  public synchronized boolean restart() {
+    Process old = process;
+    Set<String> leftovers = shmLeftovers(old);
+    old.destroy(); // SIGTERM
+    boolean clean;
+    try {
+      clean = old.waitFor(STOP_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+      if (!clean) {
+        old.destroyForcibly();
+        if (!old.waitFor(10, TimeUnit.SECONDS)) {
+          throw new FiException(FiErrno.EIO, "target process " + old.pid() + " did not die");
+        }
+      }
+      for (String f : leftovers) {
+        Files.deleteIfExists(Path.of(f));
+      }
+    } catch (IOException e) {
+      throw new FiException(FiErrno.EIO, "removing the stopped target's /dev/shm files", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new FiException(FiErrno.EINTR, "waiting for target process " + old.pid(), e);
+    } finally {
+      client.close();
+      try {
+        old.getOutputStream().close();
+      } catch (IOException e) {
+        // gone with the process
+      }
+    }
+    long n = start();
+    if (n != length) {
+      throw new FiException(FiErrno.EIO, "the restarted target's region has " + n + " bytes");
+    }
+    return clean;
   }
 
   /** {@return the target process's id (for its /proc figures, or to freeze it with SIGSTOP)} */
@@ -169,7 +278,10 @@ public final class RemoteTarget implements Target {
     return address;
   }
 
-  /** The key of the region the target exposes now (a {@link #renewRegion} changes it). */
+  /**
+   * The key of the region the target exposes now (a {@link #renewRegion} or {@link #restart}
+   * changes it).
+   */
   @Override
   public long key() {
     return key;
@@ -249,11 +361,21 @@ public final class RemoteTarget implements Target {
     client.close();
   }
 
-  private void killAndClean() {
+  /**
+   * The /dev/shm files {@code p} (or, under a prefix, its descendant) maps that this process does
+   * not: what it leaves behind if it dies without unmapping them.
+   */
+  private static Set<String> shmLeftovers(Process p) {
     // the JVM may run under a prefix (unshare, ip netns exec): its files are a descendant's
-    Set<String> leftovers = shmFiles(pid());
-    process.descendants().forEach(d -> leftovers.addAll(shmFiles(d.pid())));
+    Set<String> leftovers = shmFiles(p.pid());
+    p.descendants().forEach(d -> leftovers.addAll(shmFiles(d.pid())));
     leftovers.removeAll(shmFiles(ProcessHandle.current().pid()));
+    return leftovers;
+  }
+
+  private void killAndClean() {
+    Process process = this.process;
+    Set<String> leftovers = shmLeftovers(process);
     process.destroyForcibly();
     try {
       if (!process.waitFor(10, TimeUnit.SECONDS)) {
@@ -329,7 +451,7 @@ public final class RemoteTarget implements Target {
   }
 
   /** Kills the target when a wait outlives its deadline; ends with the process. */
-  private void watch() {
+  private void watch(Process process) {
     while (true) {
       try {
         process.onExit().get(200, TimeUnit.MILLISECONDS);

@@ -9,17 +9,22 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.HexFormat;
 
 /**
  * The target side of a two-process test: a serve in test mode ({@link TestModeServe}) on a free
  * loopback port. Its first line on stdout is a serve's, {@code fiucx serve: listening on
  * 127.0.0.1:PORT}; the parent then connects with the bootstrap ({@link RemoteTarget}). It runs
- * until its standard input ends: the parent closed it, or died.
+ * until its standard input ends (the parent closed it, or died), or until SIGTERM: then, as a
+ * user's serve does, it closes its bootstrap, its region and its domain before it exits.
  *
- * <p>Arguments: {@code provider transport length allocate|register read-only|read-write
- * [tcp|stdio]}, transport {@code -} for the provider's default. With {@code stdio} the process
- * relays its standard input and output to its own bootstrap, for a parent that cannot reach its
- * loopback (a target in another network namespace): the same bootstrap session, carried by a pipe.
+ * <p>Arguments: {@code provider transport length allocate|register read-only|read-write [tcp|stdio
+ * [bind [offset:hex]]]}, transport {@code -} for the provider's default. With {@code stdio} the
+ * process relays its standard input and output to its own bootstrap, for a parent that cannot reach
+ * its loopback (a target in another network namespace): the same bootstrap session, carried by a
+ * pipe. {@code bind} is the bootstrap's {@code HOST:PORT} ({@code -}: loopback, a free port), for
+ * initiators that connect by name; {@code offset:hex} are bytes written into the region before the
+ * bootstrap listens.
  */
 public final class TargetProcess {
   /** The start of the first line, as {@code fiucx serve} prints it. */
@@ -43,13 +48,29 @@ public final class TargetProcess {
             ? FiFlags.REMOTE_READ
             : FiFlags.REMOTE_READ | FiFlags.REMOTE_WRITE;
     boolean relay = args.length > 5 && args[5].equals("stdio");
+    InetSocketAddress bind = new InetSocketAddress("127.0.0.1", 0);
+    if (args.length > 6 && !args[6].equals("-")) {
+      int colon = args[6].lastIndexOf(':');
+      bind =
+          new InetSocketAddress(
+              args[6].substring(0, colon), Integer.parseInt(args[6].substring(colon + 1)));
+    }
+    long presetOffset = 0;
+    byte[] preset = new byte[0];
+    if (args.length > 7) {
+      int colon = args[7].indexOf(':');
+      presetOffset = Long.parseLong(args[7].substring(0, colon));
+      preset = HexFormat.of().parseHex(args[7].substring(colon + 1));
+    }
     OutputStream stdout = new FileOutputStream(FileDescriptor.out);
     // stdout carries the listening line (and the relayed bootstrap): whatever else prints goes to
     // stderr, where UCX logs too (UCX_LOG_FILE=stderr)
     System.setOut(System.err);
     try (TestModeServe serve =
         new TestModeServe(
-            provider, transport, length, register, access, new InetSocketAddress("127.0.0.1", 0))) {
+            provider, transport, length, register, access, bind, presetOffset, preset)) {
+      // SIGTERM: a clean stop, as a serve's (closing twice does nothing)
+      Runtime.getRuntime().addShutdownHook(new Thread(serve::close, "fiucx-target-stop"));
       InetSocketAddress at = serve.address();
       stdout.write(
           (LISTENING + at.getAddress().getHostAddress() + ":" + at.getPort() + "\n")

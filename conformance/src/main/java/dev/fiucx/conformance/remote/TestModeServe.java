@@ -51,6 +51,7 @@ public final class TestModeServe implements AutoCloseable {
   private final BootstrapServer bootstrap;
   private MemoryRegion region;
   private boolean regionOpen;
+  private boolean closed;
 
   /**
    * Opens the domain, exposes the region and starts the bootstrap on {@code bind}.
@@ -70,6 +71,32 @@ public final class TestModeServe implements AutoCloseable {
       boolean register,
       long access,
       InetSocketAddress bind) {
+    this(provider, transport, length, register, access, bind, 0, new byte[0]);
+  }
+
+  /**
+   * Opens the domain, exposes the region, writes {@code preset} into it at {@code presetOffset} and
+   * only then starts the bootstrap on {@code bind}: no peer sees the region before it holds its
+   * starting bytes (what a serve that is restarted under load must do).
+   *
+   * @param bind the bootstrap's address and port (port 0: one is picked)
+   * @param length the region's length in bytes
+   * @param provider the provider's name, e.g. {@code ucx}
+   * @param transport the provider's transport, or null for its default
+   * @param register expose registered user memory instead of memory the provider allocated
+   * @param access {@code FiFlags.REMOTE_READ} and/or {@code REMOTE_WRITE}
+   * @param presetOffset where {@code preset} goes in the region
+   * @param preset the region's starting bytes there (the rest is zero)
+   */
+  public TestModeServe(
+      String provider,
+      String transport,
+      long length,
+      boolean register,
+      long access,
+      InetSocketAddress bind,
+      long presetOffset,
+      byte[] preset) {
     this.provider = provider;
     this.transport = transport;
     this.length = length;
@@ -81,6 +108,8 @@ public final class TestModeServe implements AutoCloseable {
     try {
       address = domain.openEndpoint().name();
       region = expose();
+      MemorySegment.copy(
+          MemorySegment.ofArray(preset), 0, region.segment(), presetOffset, preset.length);
       regionOpen = true;
       bootstrap =
           new BootstrapServer(bind, welcome(), null, FRAME_TIMEOUT, MAX_CONNECTIONS, this::answer);
@@ -187,9 +216,13 @@ public final class TestModeServe implements AutoCloseable {
     }
   }
 
-  /** Stops the bootstrap, closes the region and the domain. */
+  /** Stops the bootstrap, closes the region and the domain. Closing twice does nothing. */
   @Override
   public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
     try {
       if (bootstrap != null) {
         bootstrap.close();
