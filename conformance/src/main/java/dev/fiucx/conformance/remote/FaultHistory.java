@@ -29,6 +29,22 @@ import java.util.Set;
  *
  * <p>An initiator that was killed may have had one operation in flight that it never recorded: it
  * counts as uncertain, on every element.
+ *
+ * <p>A history has a line per operation, {@code kind outcome errno operand fetched fetchedHigh
+ * startMillis endMillis epoch key}: the element's kind ({@code add}, {@code min}, {@code lock}),
+ * how it ended, the errno of an error, the {@code min}'s operand (else 0), the fetched value (a
+ * {@code lock}'s as the raw bits of its two doubles, else {@code fetchedHigh} is 0), when it
+ * started and ended (System.currentTimeMillis), and the target incarnation it was posted to: {@code
+ * epoch} counts the distinct region keys the initiator was given before this one, and {@code key}
+ * is the region's key it used. Then a line {@code reconnects N}.
+ *
+ * <p>When the target was restarted, each incarnation is a new process with a new region (zeros and
+ * the starting values again) and new keys, so no operation moves from one to another and the
+ * operations fall apart by epoch exactly. The epochs must agree with the incarnations' keys, in the
+ * order they ran: the {@code epoch}th key for every operation tagged {@code epoch}, and never a
+ * smaller epoch after a larger one. Operations to an incarnation that is gone are checked for what
+ * needs no memory: each ended once, and the {@code ok} ones fetched distinct, untorn values; those
+ * to the last incarnation for every rule above, against its memory.
  */
 public final class FaultHistory {
   /** One recorded operation. */
@@ -40,7 +56,9 @@ public final class FaultHistory {
       long fetched,
       long fetchedHigh,
       long startMillis,
-      long endMillis) {}
+      long endMillis,
+      int epoch,
+      long key) {}
 
   private final List<List<Operation>> initiators = new ArrayList<>();
   private final List<Boolean> killed = new ArrayList<>();
@@ -73,7 +91,9 @@ public final class FaultHistory {
               Long.parseLong(f[4]),
               Long.parseLong(f[5]),
               Long.parseLong(f[6]),
-              Long.parseLong(f[7])));
+              Long.parseLong(f[7]),
+              Integer.parseInt(f[8]),
+              Long.parseLong(f[9])));
     }
     initiators.add(ops);
     killed.add(wasKilled);
@@ -137,36 +157,126 @@ public final class FaultHistory {
   }
 
   /**
-   * Checks every rule of the class comment against the target's element bytes.
+   * {@return the fewest target incarnations (epochs) any initiator that was not killed posted
+   * operations to; 0 when none posted any}
+   */
+  public int fewestIncarnations() {
+    int fewest = Integer.MAX_VALUE;
+    for (int i = 0; i < initiators.size(); i++) {
+      if (!killed.get(i)) {
+        fewest =
+            Math.min(
+                fewest,
+                (int) initiators.get(i).stream().mapToInt(Operation::epoch).distinct().count());
+      }
+    }
+    return fewest == Integer.MAX_VALUE ? 0 : fewest;
+  }
+
+  /**
+   * Checks every rule of the class comment against the last incarnation's element bytes.
    *
-   * @param target the target region's first {@link MixedLoadProcess#REGION_BYTES} bytes at the end
-   * @param minStart the {@code min} element's value before the run
+   * @param target the last incarnation's region's first {@link MixedLoadProcess#REGION_BYTES} bytes
+   *     at the end
+   * @param minStart the {@code min} element's value before the run (in every incarnation)
+   * @param keys the region's key in each incarnation of the target, in the order they ran (one key
+   *     when the target was not restarted)
    * @return what broke, one line each; empty when every rule holds
    */
-  public List<String> violations(byte[] target, long minStart) {
+  public List<String> violations(byte[] target, long minStart, List<Long> keys) {
     List<String> broken = new ArrayList<>();
+    broken.addAll(unended());
+    broken.addAll(epochViolations(keys));
+    int last = keys.size() - 1;
+    for (int epoch = 0; epoch < last; epoch++) {
+      fetchedTickets(broken, epoch, Double.POSITIVE_INFINITY, Long.MAX_VALUE);
+    }
+    memoryViolations(broken, target, minStart, last);
+    return broken;
+  }
+
+  /** The epoch tags that disagree with the incarnations' keys, or go back; one line each. */
+  private List<String> epochViolations(List<Long> keys) {
+    List<String> broken = new ArrayList<>();
+    for (int i = 0; i < initiators.size(); i++) {
+      int seen = 0;
+      for (Operation o : initiators.get(i)) {
+        if (o.epoch() < seen || o.epoch() >= keys.size() || keys.get(o.epoch()) != o.key()) {
+          broken.add(
+              "initiator "
+                  + i
+                  + ": epoch "
+                  + o.epoch()
+                  + " (after "
+                  + seen
+                  + ") does not match the incarnations' keys "
+                  + keys
+                  + ": "
+                  + o);
+          break; // one line per initiator: the rest follow from it
+        }
+        seen = o.epoch();
+      }
+    }
+    return broken;
+  }
+
+  /**
+   * Checks the values the {@code ok} adds and lock elements of {@code epoch} fetched: distinct,
+   * below the element's final value ({@code lockBound}, {@code addBound}; unbounded for an
+   * incarnation that is gone) and, for the lock, untorn.
+   */
+  private void fetchedTickets(List<String> broken, int epoch, double lockBound, long addBound) {
+    Set<Long> tickets = new HashSet<>();
+    for (Operation o : ofKind("add", "ok", epoch)) {
+      if (!tickets.add(o.fetched()) || Long.compareUnsigned(o.fetched(), addBound) >= 0) {
+        broken.add(
+            "add: fetched "
+                + o.fetched()
+                + " twice or beyond the count "
+                + addBound
+                + " (epoch "
+                + epoch
+                + ")");
+      }
+    }
+    Set<Double> lockTickets = new HashSet<>();
+    for (Operation o : ofKind("lock", "ok", epoch)) {
+      double fre = Double.longBitsToDouble(o.fetched());
+      double fim = Double.longBitsToDouble(o.fetchedHigh());
+      if (fim != 2 * fre || !lockTickets.add(fre) || fre >= lockBound) {
+        broken.add(
+            "lock: fetched ("
+                + fre
+                + ", "
+                + fim
+                + "): torn, twice or beyond "
+                + lockBound
+                + " (epoch "
+                + epoch
+                + ")");
+      }
+    }
+  }
+
+  /** The rules of the class comment for the operations of {@code epoch}, against its memory. */
+  private void memoryViolations(List<String> broken, byte[] target, long minStart, int epoch) {
     ByteBuffer b = ByteBuffer.wrap(target).order(ByteOrder.LITTLE_ENDIAN);
     long count = b.getLong((int) MixedLoadProcess.NATIVE_OFFSET);
     long min = b.getLong((int) MixedLoadProcess.CAS_OFFSET);
     double re = b.getDouble((int) MixedLoadProcess.LOCK_OFFSET);
     double im = b.getDouble((int) MixedLoadProcess.LOCK_OFFSET + 8);
     long inFlightAtKill = killed.stream().filter(k -> k).count();
-    broken.addAll(unended());
-    bounds(broken, "add", count, inFlightAtKill);
-    Set<Long> tickets = new HashSet<>();
-    for (Operation o : ofKind("add", "ok")) {
-      if (!tickets.add(o.fetched()) || o.fetched() >= count) {
-        broken.add("add: fetched " + o.fetched() + " twice or beyond the count " + count);
-      }
-    }
-    long okMin = ofKind("min", "ok").stream().mapToLong(Operation::operand).min().orElse(minStart);
+    bounds(broken, "add", count, inFlightAtKill, epoch);
+    long okMin =
+        ofKind("min", "ok", epoch).stream().mapToLong(Operation::operand).min().orElse(minStart);
     if (min > okMin) {
       broken.add("min: " + min + " is above an applied operand " + okMin);
     }
     boolean known =
         min == minStart
-            || ofKind("min", "ok").stream().anyMatch(o -> o.operand() == min)
-            || ofKind("min", "uncertain").stream().anyMatch(o -> o.operand() == min)
+            || ofKind("min", "ok", epoch).stream().anyMatch(o -> o.operand() == min)
+            || ofKind("min", "uncertain", epoch).stream().anyMatch(o -> o.operand() == min)
             || inFlightAtKill > 0;
     if (!known) {
       broken.add("min: " + min + " is no operand of the run");
@@ -174,16 +284,8 @@ public final class FaultHistory {
     if (im != 2 * re || re != Math.rint(re)) {
       broken.add("lock: the element (" + re + ", " + im + ") is torn");
     }
-    bounds(broken, "lock", (long) re, inFlightAtKill);
-    Set<Double> lockTickets = new HashSet<>();
-    for (Operation o : ofKind("lock", "ok")) {
-      double fre = Double.longBitsToDouble(o.fetched());
-      double fim = Double.longBitsToDouble(o.fetchedHigh());
-      if (fim != 2 * fre || !lockTickets.add(fre) || fre >= re) {
-        broken.add("lock: fetched (" + fre + ", " + fim + "): torn, twice or beyond " + re);
-      }
-    }
-    return broken;
+    bounds(broken, "lock", (long) re, inFlightAtKill, epoch);
+    fetchedTickets(broken, epoch, re, count);
   }
 
   /**
@@ -202,9 +304,10 @@ public final class FaultHistory {
     return broken;
   }
 
-  private void bounds(List<String> broken, String kind, long value, long inFlightAtKill) {
-    long ok = ofKind(kind, "ok").size();
-    long uncertain = ofKind(kind, "uncertain").size() + inFlightAtKill;
+  private void bounds(
+      List<String> broken, String kind, long value, long inFlightAtKill, int epoch) {
+    long ok = ofKind(kind, "ok", epoch).size();
+    long uncertain = ofKind(kind, "uncertain", epoch).size() + inFlightAtKill;
     if (value < ok || value > ok + uncertain) {
       broken.add(
           kind
@@ -218,10 +321,10 @@ public final class FaultHistory {
     }
   }
 
-  private List<Operation> ofKind(String kind, String outcome) {
+  private List<Operation> ofKind(String kind, String outcome, int epoch) {
     return initiators.stream()
         .flatMap(List::stream)
-        .filter(o -> o.kind().equals(kind) && o.outcome().equals(outcome))
+        .filter(o -> o.kind().equals(kind) && o.outcome().equals(outcome) && o.epoch() == epoch)
         .toList();
   }
 }

@@ -3,9 +3,11 @@ package dev.fiucx.conformance.remote;
 import static java.lang.foreign.ValueLayout.JAVA_DOUBLE;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.fiucx.Connection;
 import dev.fiucx.CqEntry;
 import dev.fiucx.CqErrEntry;
 import dev.fiucx.DomainAttr;
+import dev.fiucx.Fabric;
 import dev.fiucx.FiDatatype;
 import dev.fiucx.FiErrno;
 import dev.fiucx.FiException;
@@ -39,9 +41,17 @@ import java.util.Map;
  * #RECONNECT_PAUSE_MS} between tries. An operation that has not ended after {@link
  * #OPERATION_BOUND_MS} is recorded as {@code lost}, and the process stops there: that is a hang.
  *
- * <p>Arguments: {@code transport addressHex key millis initiatorIndex historyFile
- * [operationTimeoutMillis]}. Runs for {@code millis}, then writes the history and exits 0; exits 1
- * when an operation was lost or ended twice. The domain's operation timeout ({@link
+ * <p>The target is given by its address and key, or by name: a serve's {@code HOST:PORT} and the
+ * region's name. By name, the process connects with {@link Fabric#connect} and takes the region's
+ * key from the WELCOME, and after an error connects the same way again (a serve that is being
+ * restarted refuses until the new one listens). Each operation's line names the target's
+ * incarnation it was posted to: an epoch, 0 for the first WELCOME, incremented whenever a WELCOME's
+ * region key differs from the last one seen (keys are random, so a restarted serve's differ), and
+ * that key ({@link FaultHistory} has the line's format).
+ *
+ * <p>Arguments: {@code transport (addressHex key | HOST:PORT region) millis initiatorIndex
+ * historyFile [operationTimeoutMillis]}. Runs for {@code millis}, then writes the history and exits
+ * 0; exits 1 when an operation was lost or ended twice. The domain's operation timeout ({@link
  * DomainAttr#operationTimeout}) is the default unless given.
  */
 public final class FaultLoadProcess {
@@ -81,8 +91,11 @@ public final class FaultLoadProcess {
    */
   public static void main(String[] args) throws IOException {
     String transport = args[0];
-    byte[] address = HexFormat.of().parseHex(args[1]);
-    long key = Long.parseLong(args[2]);
+    // HOST:PORT has a colon, an address in hex has none
+    String serve = args[1].contains(":") ? args[1] : null;
+    byte[] address = serve == null ? HexFormat.of().parseHex(args[1]) : null;
+    String region = args[2];
+    long key = serve == null ? Long.parseLong(args[2]) : 0;
     long millis = Long.parseLong(args[3]);
     int initiator = Integer.parseInt(args[4]);
     Path historyFile = Path.of(args[5]);
@@ -105,11 +118,25 @@ public final class FaultLoadProcess {
       long end = System.currentTimeMillis() + millis;
       long mins = 0;
       long reconnects = 0;
+      long epoch = 0;
+      boolean welcomed = false;
       for (long n = 0; System.currentTimeMillis() < end; n++) {
         if (ini == null) {
           try {
-            ini = new Initiator("ucx", attr);
-            peer = ini.av.insert(address);
+            if (serve == null) {
+              ini = new Initiator("ucx", attr);
+              peer = ini.av.insert(address);
+            } else {
+              Connection c = Fabric.connect(serve, attr);
+              ini = Initiator.over(c);
+              peer = c.peer();
+              long k = c.region(region).key();
+              if (welcomed && k != key) {
+                epoch++; // another incarnation of the target
+              }
+              key = k;
+              welcomed = true;
+            }
           } catch (FiException e) {
             if (ini != null) {
               ini.close();
@@ -178,7 +205,7 @@ public final class FaultLoadProcess {
         }
         long stop = System.currentTimeMillis();
         history.printf(
-            "%s %s %d %d %d %d %d %d%n",
+            "%s %s %d %d %d %d %d %d %d %d%n",
             kind,
             outcome,
             errno,
@@ -188,7 +215,9 @@ public final class FaultLoadProcess {
                 : result.get(JAVA_LONG, 0),
             kind.equals("lock") ? Double.doubleToRawLongBits(result.get(JAVA_DOUBLE, 8)) : 0,
             start,
-            stop);
+            stop,
+            epoch,
+            key);
         if (lostOrTwice) {
           break;
         }

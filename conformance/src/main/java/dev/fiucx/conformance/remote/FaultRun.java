@@ -128,6 +128,8 @@ public final class FaultRun {
    * @param failed those that ended in an error that certainly did not apply them
    * @param uncertain those that ended in an error that may have applied them
    * @param reconnects new domains the initiators opened after an error
+   * @param incarnations the fewest target incarnations an initiator that was not killed posted
+   *     operations to: 2 when the serve was restarted and it worked on the new one, else 1
    * @param longestMillis the longest any operation took
    * @param recoveryMillis how long after the fault ended every live initiator completed an
    *     operation again (0 when the target was killed)
@@ -140,6 +142,7 @@ public final class FaultRun {
       long failed,
       long uncertain,
       long reconnects,
+      int incarnations,
       long longestMillis,
       long recoveryMillis,
       List<String> violations) {}
@@ -167,19 +170,20 @@ public final class FaultRun {
     FaultHistory history = new FaultHistory();
     long healed;
     long fdsBefore;
+    long minStart = Long.MAX_VALUE;
     try (NetworkNamespaces hosts = new NetworkNamespaces();
+        // the MIN element starts at minStart, in every incarnation before it listens
         RemoteTarget target =
             new RemoteTarget(
                 "ucx",
                 fault.transport(),
                 MixedLoadProcess.REGION_BYTES,
-                false,
-                false,
-                tcp ? hosts.prefix(1) : List.of())) {
-      long minStart = Long.MAX_VALUE;
-      target.set(
-          MixedLoadProcess.CAS_OFFSET,
-          ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(minStart).array());
+                tcp ? hosts.prefix(1) : List.of(),
+                null,
+                MixedLoadProcess.CAS_OFFSET,
+                ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(minStart).array())) {
+      // the region's key in each incarnation of the target
+      List<Long> keys = new ArrayList<>(List.of(target.key()));
       List<Process> initiators = new ArrayList<>();
       List<Path> histories = new ArrayList<>();
       try {
@@ -235,7 +239,7 @@ public final class FaultRun {
               "the target holds " + fdsAfter + " file descriptors, " + fdsBefore + " before");
         }
         violations.addAll(
-            history.violations(target.get(0, (int) MixedLoadProcess.REGION_BYTES), minStart));
+            history.violations(target.get(0, (int) MixedLoadProcess.REGION_BYTES), minStart, keys));
       }
     }
     long recovery = fault.killed() == TARGET_KILLED ? 0 : history.recoveryMillis(healed);
@@ -262,6 +266,7 @@ public final class FaultRun {
         history.count("fail"),
         history.count("uncertain"),
         history.reconnects(),
+        history.fewestIncarnations(),
         history.longestMillis(),
         recovery,
         List.copyOf(violations));

@@ -3,6 +3,8 @@ package dev.fiucx.conformance.remote;
 import dev.fiucx.AddressVector;
 import dev.fiucx.AtomicFamily;
 import dev.fiucx.CompletionQueue;
+import dev.fiucx.ConnectedEndpoint;
+import dev.fiucx.Connection;
 import dev.fiucx.CqEntry;
 import dev.fiucx.CqErrEntry;
 import dev.fiucx.Domain;
@@ -35,6 +37,9 @@ public final class Initiator implements AutoCloseable {
   public final Endpoint ep;
 
   private final CqEntry[] entries = {new CqEntry()};
+
+  /** The connection whose domain this is ({@link #over}), or null for a domain of its own. */
+  private final Connection connection;
 
   /**
    * An initiator domain of {@code provider} with its endpoint, queue and address vector.
@@ -80,6 +85,7 @@ public final class Initiator implements AutoCloseable {
    * @param attr the domain's attributes
    */
   public Initiator(String provider, DomainAttr attr) {
+    connection = null;
     domain = Fabric.openDomain(provider, attr);
     cq = domain.openCompletionQueue(256);
     av = domain.openAddressVector();
@@ -87,6 +93,30 @@ public final class Initiator implements AutoCloseable {
     ep.bind(av);
     ep.bind(cq, FiFlags.TRANSMIT);
     ep.enable();
+  }
+
+  private Initiator(Connection c) {
+    connection = c;
+    domain = c.domain();
+    av = c.addressVector();
+    ConnectedEndpoint e = c.openEndpoint(256);
+    cq = e.cq();
+    ep = e.endpoint();
+  }
+
+  /**
+   * {@return an initiator on {@code c}'s domain and address vector (the served peer is {@link
+   * Connection#peer}), with an endpoint and queue of its own; closing it closes the connection}
+   *
+   * @param c a connection made by name ({@link Fabric#connect})
+   */
+  public static Initiator over(Connection c) {
+    try {
+      return new Initiator(c);
+    } catch (RuntimeException e) {
+      c.close();
+      throw e;
+    }
   }
 
   /**
@@ -169,6 +199,10 @@ public final class Initiator implements AutoCloseable {
   @Override
   public void close() {
     ep.close();
+    if (connection != null) {
+      connection.close(); // its domain, its address vector, the bootstrap's BYE
+      return;
+    }
     av.close();
     domain.close();
   }
