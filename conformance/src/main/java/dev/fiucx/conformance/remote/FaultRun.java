@@ -73,6 +73,12 @@ public final class FaultRun {
     INITIATOR_KILL("tcp", "initiator SIGKILL", 0),
     /** The target killed: only that every operation ended once is checked. */
     TARGET_KILL("tcp", "target SIGKILL", 0),
+    /**
+     * The target's serve restarted under load, as {@code systemctl restart} does: SIGTERM, then a
+     * new process on the same address with the same region (new keys); the initiators connect by
+     * name and connect again. The 3 s are the time the restart is given in the run.
+     */
+    SERVE_RESTART("tcp", "serve restarted (SIGTERM, new process)", 3_000),
     /** Over shared memory, the target stopped for 5 s. */
     SHM_TARGET_PAUSE("shm", "shm: target SIGSTOP 5 s", 5_000),
     /** Over shared memory, one initiator stopped for 12 s. */
@@ -115,6 +121,9 @@ public final class FaultRun {
       };
     }
   }
+
+  /** The port the serve of {@link Fault#SERVE_RESTART} listens on, in the target's host. */
+  private static final int SERVE_PORT = 7_100;
 
   /** What {@link Fault#killed} says when the target is killed. */
   private static final int TARGET_KILLED = Integer.MAX_VALUE;
@@ -170,6 +179,7 @@ public final class FaultRun {
     FaultHistory history = new FaultHistory();
     long healed;
     long fdsBefore;
+    boolean restart = fault == Fault.SERVE_RESTART;
     long minStart = Long.MAX_VALUE;
     try (NetworkNamespaces hosts = new NetworkNamespaces();
         // the MIN element starts at minStart, in every incarnation before it listens
@@ -179,7 +189,7 @@ public final class FaultRun {
                 fault.transport(),
                 MixedLoadProcess.REGION_BYTES,
                 tcp ? hosts.prefix(1) : List.of(),
-                null,
+                restart ? hosts.address(1) + ":" + SERVE_PORT : null,
                 MixedLoadProcess.CAS_OFFSET,
                 ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(minStart).array())) {
       // the region's key in each incarnation of the target
@@ -196,8 +206,11 @@ public final class FaultRun {
                           tcp ? hosts.prefix(0) : List.of(),
                           FaultLoadProcess.class,
                           fault.transport(),
-                          HexFormat.of().formatHex(target.address()),
-                          Long.toString(target.key()),
+                          // by name when the serve will be restarted, else by address and key
+                          restart
+                              ? hosts.address(1) + ":" + SERVE_PORT
+                              : HexFormat.of().formatHex(target.address()),
+                          restart ? TestModeServe.REGION : Long.toString(target.key()),
                           Long.toString(runMillis),
                           Integer.toString(i),
                           file.toString(),
@@ -207,7 +220,18 @@ public final class FaultRun {
         Thread.sleep(BEFORE_MS);
         // with both initiators connected: once they have gone, the target holds no more than this
         fdsBefore = openFiles(target.pid());
-        healed = inject(fault, hosts, target, initiators);
+        if (restart) {
+          if (!target.restart()) {
+            violations.add("the serve did not exit within 10 s of SIGTERM; it was killed");
+          }
+          healed = System.currentTimeMillis(); // the new serve listens
+          keys.add(target.key());
+          // the new incarnation's baseline, with both initiators connected to it again
+          awaitEpoch(histories, keys.size() - 1, RECOVERY_BOUND_MS);
+          fdsBefore = openFiles(target.pid());
+        } else {
+          healed = inject(fault, hosts, target, initiators);
+        }
         for (int i = 0; i < INITIATORS; i++) {
           Process p = initiators.get(i);
           long bound = runMillis + FaultLoadProcess.OPERATION_BOUND_MS + 30_000;
@@ -240,6 +264,14 @@ public final class FaultRun {
         }
         violations.addAll(
             history.violations(target.get(0, (int) MixedLoadProcess.REGION_BYTES), minStart, keys));
+      }
+      if (restart && history.fewestIncarnations() < keys.size()) {
+        violations.add(
+            "an initiator posted to "
+                + history.fewestIncarnations()
+                + " of the target's "
+                + keys.size()
+                + " incarnations");
       }
     }
     long recovery = fault.killed() == TARGET_KILLED ? 0 : history.recoveryMillis(healed);
@@ -301,6 +333,29 @@ public final class FaultRun {
       case TARGET_KILL -> target.kill();
     }
     return System.currentTimeMillis();
+  }
+
+  /**
+   * Waits until every history has an {@code ok} operation of {@code epoch}: every initiator works
+   * on that incarnation of the target; at most {@code boundMs}.
+   */
+  private static void awaitEpoch(List<Path> histories, int epoch, long boundMs)
+      throws IOException, InterruptedException {
+    long giveUp = System.currentTimeMillis() + boundMs;
+    List<Path> waiting = new ArrayList<>(histories);
+    while (!waiting.isEmpty() && System.currentTimeMillis() < giveUp) {
+      for (var it = waiting.iterator(); it.hasNext(); ) {
+        for (String line : Files.readAllLines(it.next())) {
+          String[] f = line.split(" ");
+          // a line being written may be cut short: only whole ones count
+          if (f.length == 10 && f[1].equals("ok") && f[8].equals(Integer.toString(epoch))) {
+            it.remove();
+            break;
+          }
+        }
+      }
+      Thread.sleep(50);
+    }
   }
 
   /** The file descriptors a process has open, from /proc; -1 when it cannot be read. */
