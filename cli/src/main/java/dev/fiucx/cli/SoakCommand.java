@@ -58,9 +58,9 @@ final class SoakCommand implements Callable<Integer>, ProviderGate.OpensProvider
   @Option(
       names = "--faults",
       description =
-          "inject faults instead (partitions, pauses, kills, a flapping link: each in turn, over"
-              + " tcp between network namespaces and over shm; needs root) and check what became"
-              + " of every operation")
+          "inject faults instead (partitions, pauses, kills, a flapping link, a serve restarted:"
+              + " each in turn, over tcp between network namespaces and over shm; needs root) and"
+              + " check what became of every operation")
   boolean faults;
 
   @Override
