@@ -44,6 +44,10 @@ public final class FaultHistory {
 
   private final List<List<Operation>> initiators = new ArrayList<>();
   private final List<Boolean> killed = new ArrayList<>();
+
+  /** Per initiator, its {@code locks} line: takeovers, restarts, lost locks (zeros if none). */
+  private final List<long[]> lockCounts = new ArrayList<>();
+
   private long reconnects;
 
   /** An empty history: {@link #add} each initiator's. */
@@ -58,25 +62,54 @@ public final class FaultHistory {
    */
   public void add(Path file, boolean wasKilled) throws IOException {
     List<Operation> ops = new ArrayList<>();
+    long[] locks = new long[3];
     for (String line : Files.readAllLines(file)) {
       String[] f = line.split(" ");
-      if (f[0].equals("reconnects")) {
-        reconnects += Long.parseLong(f[1]);
-        continue;
+      switch (f[0]) {
+        case "reconnects" -> reconnects += Long.parseLong(f[1]);
+        case "takeover" -> {} // what the fault runner watches for while the run goes on
+        case "locks" -> {
+          for (int i = 0; i < locks.length; i++) {
+            locks[i] = Long.parseLong(f[1 + i]);
+          }
+        }
+        default -> ops.add(operation(f));
       }
-      ops.add(
-          new Operation(
-              f[0],
-              f[1],
-              Integer.parseInt(f[2]),
-              Long.parseLong(f[3]),
-              Long.parseLong(f[4]),
-              Long.parseLong(f[5]),
-              Long.parseLong(f[6]),
-              Long.parseLong(f[7])));
     }
     initiators.add(ops);
     killed.add(wasKilled);
+    lockCounts.add(locks);
+  }
+
+  private static Operation operation(String[] f) {
+    return new Operation(
+        f[0],
+        f[1],
+        Integer.parseInt(f[2]),
+        Long.parseLong(f[3]),
+        Long.parseLong(f[4]),
+        Long.parseLong(f[5]),
+        Long.parseLong(f[6]),
+        Long.parseLong(f[7]));
+  }
+
+  /**
+   * {@return how many locks initiator {@code i} took over from a holder whose lease ran out}
+   *
+   * @param i the initiator's index, in the order of {@link #add}
+   */
+  public long lockTakeovers(int i) {
+    return lockCounts.get(i)[0];
+  }
+
+  /**
+   * {@return how many of initiator {@code i}'s lock elements found, as they went on, that their
+   * hold had outlasted the lease: restarted before the put, or released a lock already taken over}
+   *
+   * @param i the initiator's index, in the order of {@link #add}
+   */
+  public long lockHoldsOutlasted(int i) {
+    return lockCounts.get(i)[1] + lockCounts.get(i)[2];
   }
 
   /** {@return operations recorded, over every initiator} */

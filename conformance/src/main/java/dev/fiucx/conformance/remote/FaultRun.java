@@ -43,6 +43,9 @@ public final class FaultRun {
   /** The operation timeout of the runs that test it: shorter than their partition. */
   private static final long SHORT_OPERATION_TIMEOUT_MS = 5_000;
 
+  /** The lock lease of the runs that stop a holder: a stop caught late still outlasts it. */
+  private static final long SHORT_LOCK_LEASE_MS = 2_000;
+
   /** The faults, each with the transport it runs over and how long it lasts. */
   public enum Fault {
     /** Host 0 drops what comes and goes over the link for 1 s (iptables DROP). */
@@ -69,6 +72,11 @@ public final class FaultRun {
     TARGET_PAUSE_30S("tcp", "target SIGSTOP 30 s", 30_000),
     /** One initiator stopped for 12 s, longer than a lock lease (10 s). */
     INITIATOR_PAUSE("tcp", "initiator SIGSTOP 12 s", 12_000),
+    /**
+     * One initiator stopped while it holds the DOUBLE_COMPLEX's lock ({@link HolderPause}), for 3 s
+     * with a 2 s lease: the other takes the lock over, and the holder must not write late.
+     */
+    HOLDER_PAUSE("tcp", "lock holder SIGSTOP 3 s, lease 2 s", 3_000),
     /** One initiator killed (SIGKILL). */
     INITIATOR_KILL("tcp", "initiator SIGKILL", 0),
     /** The target killed: only that every operation ended once is checked. */
@@ -104,6 +112,10 @@ public final class FaultRun {
       return this == PARTITION_PAST_TIMEOUT
           ? SHORT_OPERATION_TIMEOUT_MS
           : DomainAttr.DEFAULT_OPERATION_TIMEOUT.toMillis();
+    }
+
+    private long lockLeaseMs() {
+      return this == HOLDER_PAUSE ? SHORT_LOCK_LEASE_MS : DomainAttr.DEFAULT_LOCK_LEASE.toMillis();
     }
 
     /** The initiator the fault kills, -1 for none, {@link #TARGET_KILLED} for the target. */
@@ -161,7 +173,12 @@ public final class FaultRun {
    */
   public static Result run(Fault fault, Path dir) throws Exception {
     boolean tcp = fault.transport().equals("tcp");
-    long runMillis = BEFORE_MS + fault.millis + AFTER_MS;
+    // a stop aimed at a lock holder may take some tries before it lands
+    long runMillis =
+        BEFORE_MS
+            + fault.millis
+            + AFTER_MS
+            + (fault == Fault.HOLDER_PAUSE ? HolderPause.AIM_MS : 0);
     Set<String> shmBefore = RemoteTarget.shmFiles(ProcessHandle.current().pid());
     List<String> violations = new ArrayList<>();
     FaultHistory history = new FaultHistory();
@@ -197,13 +214,18 @@ public final class FaultRun {
                           Long.toString(runMillis),
                           Integer.toString(i),
                           file.toString(),
-                          Long.toString(fault.operationTimeoutMs())))
+                          Long.toString(fault.operationTimeoutMs()),
+                          Long.toString(fault.lockLeaseMs())))
                   .start());
         }
         Thread.sleep(BEFORE_MS);
         // with both initiators connected: once they have gone, the target holds no more than this
         fdsBefore = openFiles(target.pid());
-        healed = inject(fault, hosts, target, initiators);
+        healed = inject(fault, hosts, target, initiators, histories);
+        if (healed < 0) {
+          violations.add(
+              "no stop caught initiator 1 holding the lock in " + HolderPause.AIM_MS + " ms");
+        }
         for (int i = 0; i < INITIATORS; i++) {
           Process p = initiators.get(i);
           long bound = runMillis + FaultLoadProcess.OPERATION_BOUND_MS + 30_000;
@@ -219,6 +241,16 @@ public final class FaultRun {
       for (int i = 0; i < INITIATORS; i++) {
         history.add(histories.get(i), i == fault.killed());
         Files.deleteIfExists(histories.get(i));
+      }
+      if (fault == Fault.HOLDER_PAUSE && healed >= 0) {
+        if (history.lockTakeovers(0) == 0) {
+          violations.add("initiator 0 never took the stopped holder's lock over");
+        }
+        if (history.lockHoldsOutlasted(1) == 0) {
+          violations.add(
+              "the stopped holder went on as if its hold had not outlasted the lease"
+                  + " (no restart before its put, no release refused)");
+        }
       }
       if (fault.killed() == TARGET_KILLED) {
         violations.addAll(history.unended());
@@ -267,10 +299,17 @@ public final class FaultRun {
         List.copyOf(violations));
   }
 
-  /** Injects the fault and ends it; returns when it ended (System.currentTimeMillis). */
+  /**
+   * Injects the fault and ends it; returns when it ended (System.currentTimeMillis), -1 when a
+   * pause aimed at a lock holder never caught one.
+   */
   private static long inject(
-      Fault fault, NetworkNamespaces hosts, RemoteTarget target, List<Process> initiators)
-      throws InterruptedException {
+      Fault fault,
+      NetworkNamespaces hosts,
+      RemoteTarget target,
+      List<Process> initiators,
+      List<Path> histories)
+      throws IOException, InterruptedException {
     switch (fault) {
       case PARTITION_1S, PARTITION_10S, PARTITION_PAST_TIMEOUT, PARTITION_60S -> {
         hosts.partition(true);
@@ -291,6 +330,14 @@ public final class FaultRun {
       }
       case TARGET_PAUSE_5S, TARGET_PAUSE_30S, SHM_TARGET_PAUSE -> pause(target.pid(), fault.millis);
       case INITIATOR_PAUSE, SHM_INITIATOR_PAUSE -> pause(initiators.get(1).pid(), fault.millis);
+      case HOLDER_PAUSE -> {
+        return HolderPause.aim(
+            initiators.get(1),
+            histories.get(1),
+            histories.get(0),
+            fault.lockLeaseMs(),
+            fault.millis);
+      }
       case INITIATOR_KILL, SHM_INITIATOR_KILL ->
           initiators.get(1).destroyForcibly().waitFor(10, TimeUnit.SECONDS);
       case TARGET_KILL -> target.kill();
@@ -316,7 +363,8 @@ public final class FaultRun {
     }
   }
 
-  private static void signal(String sig, long pid) {
+  /** Sends {@code sig} to {@code pid} with kill(1). */
+  static void signal(String sig, long pid) {
     try {
       Process p = new ProcessBuilder("kill", "-" + sig, Long.toString(pid)).start();
       if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) {
