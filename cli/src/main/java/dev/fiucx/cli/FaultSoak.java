@@ -42,7 +42,8 @@ final class FaultSoak {
       results.computeIfAbsent(fault, f -> new ArrayList<>()).add(r);
       out.printf(
           Locale.ROOT,
-          "  %-30s %8d ops %8d ok %4d failed %4d uncertain, longest %6d ms, again after %6d ms%s%n",
+          "  %-30s %8d ops %8d ok %4d failed %4d uncertain, longest %6d ms, again after %6d ms,"
+              + " target %+d KiB%s%n",
           fault.title(),
           r.operations(),
           r.ok(),
@@ -50,6 +51,7 @@ final class FaultSoak {
           r.uncertain(),
           r.longestMillis(),
           r.recoveryMillis(),
+          r.targetRssGrowthKib(),
           r.violations().isEmpty() ? "" : ": " + String.join("; ", r.violations()));
     } while (System.nanoTime() - deadline < 0);
     Files.deleteIfExists(dir);

@@ -40,6 +40,14 @@ public final class FaultRun {
    */
   public static final long RECOVERY_BOUND_MS = 20_000;
 
+  /**
+   * How much the target's resident memory may grow from the baseline (both initiators connected) to
+   * the end of a run. A leak per operation or per reconnection (a region, an endpoint, a worker's
+   * buffers: tens of KiB to MiBs each) over thousands of operations and several reconnections would
+   * pass it; the JVM's own growth in a minute of this load stays far below it.
+   */
+  private static final long RSS_GROWTH_BOUND_KIB = 64 << 10;
+
   /** The operation timeout of the runs that test it: shorter than their partition. */
   private static final long SHORT_OPERATION_TIMEOUT_MS = 5_000;
 
@@ -143,6 +151,8 @@ public final class FaultRun {
    * @param longestMillis the longest any operation took
    * @param recoveryMillis how long after the fault ended every live initiator completed an
    *     operation again (0 when the target was killed)
+   * @param targetRssGrowthKib how much the target's resident memory grew, baseline to end (0 when
+   *     the target was killed)
    * @param violations what broke, one line each; empty when every check held
    */
   public record Result(
@@ -154,6 +164,7 @@ public final class FaultRun {
       long reconnects,
       long longestMillis,
       long recoveryMillis,
+      long targetRssGrowthKib,
       List<String> violations) {}
 
   private FaultRun() {}
@@ -184,6 +195,8 @@ public final class FaultRun {
     FaultHistory history = new FaultHistory();
     long healed;
     long fdsBefore;
+    long rssBefore;
+    long rssGrowth = 0;
     try (NetworkNamespaces hosts = new NetworkNamespaces();
         RemoteTarget target =
             new RemoteTarget(
@@ -221,6 +234,7 @@ public final class FaultRun {
         Thread.sleep(BEFORE_MS);
         // with both initiators connected: once they have gone, the target holds no more than this
         fdsBefore = openFiles(target.pid());
+        rssBefore = residentKib(target.pid());
         healed = inject(fault, hosts, target, initiators, histories);
         if (healed < 0) {
           violations.add(
@@ -266,6 +280,11 @@ public final class FaultRun {
           violations.add(
               "the target holds " + fdsAfter + " file descriptors, " + fdsBefore + " before");
         }
+        rssGrowth = residentKib(target.pid()) - rssBefore;
+        if (rssGrowth > RSS_GROWTH_BOUND_KIB) {
+          violations.add(
+              "the target's resident memory grew by " + rssGrowth + " KiB during the run");
+        }
         violations.addAll(
             history.violations(target.get(0, (int) MixedLoadProcess.REGION_BYTES), minStart));
       }
@@ -296,6 +315,7 @@ public final class FaultRun {
         history.reconnects(),
         history.longestMillis(),
         recovery,
+        rssGrowth,
         List.copyOf(violations));
   }
 
@@ -343,6 +363,20 @@ public final class FaultRun {
       case TARGET_KILL -> target.kill();
     }
     return System.currentTimeMillis();
+  }
+
+  /** A process's resident memory (VmRSS) in KiB, from /proc; -1 when it cannot be read. */
+  private static long residentKib(long pid) {
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+        if (line.startsWith("VmRSS:")) {
+          return Long.parseLong(line.replaceAll("[^0-9]", ""));
+        }
+      }
+    } catch (IOException | NumberFormatException e) {
+      // gone or unreadable: -1
+    }
+    return -1;
   }
 
   /** The file descriptors a process has open, from /proc; -1 when it cannot be read. */

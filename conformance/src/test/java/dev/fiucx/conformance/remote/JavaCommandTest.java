@@ -10,8 +10,8 @@ class JavaCommandTest {
   void nativeAccessNamesOnlyModulesTheChildResolves() {
     Module conformance = JavaCommand.class.getModule();
     assumeTrue(conformance.isNamed(), "the tests run on the module path");
-    // core is required, ucx-adapter is bound as core's AtomicProvider only when present; a name
-    // this JVM has not resolved (bench's module, seen from a fault runner) is dropped
+    // core is what conformance requires; a module the child would not resolve (bench's, named by
+    // the launcher of a fault runner) is dropped
     assertEquals(
         "--enable-native-access=dev.fiucx,ALL-UNNAMED",
         JavaCommand.nativeAccessWithin(
