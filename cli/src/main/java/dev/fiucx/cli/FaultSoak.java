@@ -20,8 +20,11 @@ import java.util.Map;
 final class FaultSoak {
   private FaultSoak() {}
 
-  /** Runs the faults for {@code minutes}; returns 0 when every check of every run held, else 1. */
-  static int run(double minutes, PrintStream out) throws Exception {
+  /**
+   * Runs {@code faults} in turn for {@code minutes}; returns 0 when every check of every run held,
+   * else 1.
+   */
+  static int run(double minutes, List<Fault> faults, PrintStream out) throws Exception {
     if (!FaultRun.available()) {
       out.println("soak --faults: needs root and iproute2 (network namespaces, iptables, signals)");
       return 1;
@@ -31,15 +34,16 @@ final class FaultSoak {
     Map<Fault, List<Result>> results = new EnumMap<>(Fault.class);
     out.printf(
         "soak --faults: %d faults in turn for %.1f min, %d initiators each run%n",
-        Fault.values().length, minutes, FaultRun.INITIATORS);
+        faults.size(), minutes, FaultRun.INITIATORS);
     int i = 0;
     do {
-      Fault fault = Fault.values()[i++ % Fault.values().length];
+      Fault fault = faults.get(i++ % faults.size());
       Result r = FaultRun.run(fault, dir);
       results.computeIfAbsent(fault, f -> new ArrayList<>()).add(r);
       out.printf(
           Locale.ROOT,
-          "  %-30s %8d ops %8d ok %4d failed %4d uncertain, longest %6d ms, again after %6d ms%s%n",
+          "  %-30s %8d ops %8d ok %4d failed %4d uncertain, longest %6d ms, again after %6d ms,"
+              + " target %+d KiB%s%n",
           fault.title(),
           r.operations(),
           r.ok(),
@@ -47,6 +51,7 @@ final class FaultSoak {
           r.uncertain(),
           r.longestMillis(),
           r.recoveryMillis(),
+          r.targetRssGrowthKib(),
           r.violations().isEmpty() ? "" : ": " + String.join("; ", r.violations()));
     } while (System.nanoTime() - deadline < 0);
     Files.deleteIfExists(dir);

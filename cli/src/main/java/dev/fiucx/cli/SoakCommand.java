@@ -1,5 +1,6 @@
 package dev.fiucx.cli;
 
+import dev.fiucx.conformance.remote.FaultRun.Fault;
 import dev.fiucx.conformance.remote.JavaCommand;
 import dev.fiucx.conformance.remote.MixedLoadProcess;
 import dev.fiucx.conformance.remote.RemoteTarget;
@@ -63,6 +64,13 @@ final class SoakCommand implements Callable<Integer>, ProviderGate.OpensProvider
               + " check what became of every operation")
   boolean faults;
 
+  @Option(
+      names = "--fault",
+      paramLabel = "NAME",
+      description =
+          "with --faults: only this fault (repeat for several; default every one): ${COMPLETION-CANDIDATES}")
+  List<Fault> only = new ArrayList<>();
+
   @Override
   public String providerToOpen() {
     return "ucx";
@@ -71,7 +79,7 @@ final class SoakCommand implements Callable<Integer>, ProviderGate.OpensProvider
   @Override
   public Integer call() throws Exception {
     if (faults) {
-      return FaultSoak.run(minutes, System.out);
+      return FaultSoak.run(minutes, only.isEmpty() ? List.of(Fault.values()) : only, System.out);
     }
     long deadline = System.nanoTime() + (long) (minutes * 60e9);
     long started = System.nanoTime();

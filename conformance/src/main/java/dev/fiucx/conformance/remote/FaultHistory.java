@@ -36,7 +36,8 @@ import java.util.Set;
  * {@code lock}'s as the raw bits of its two doubles, else {@code fetchedHigh} is 0), when it
  * started and ended (System.currentTimeMillis), and the target incarnation it was posted to: {@code
  * epoch} counts the distinct region keys the initiator was given before this one, and {@code key}
- * is the region's key it used. Then a line {@code reconnects N}.
+ * is the region's key it used. The other lines ({@code reconnects N}, the remote lock's {@code
+ * takeover N} and {@code locks T R L}: {@link FaultLoadProcess}) are no operations.
  *
  * <p>When the target was restarted, each incarnation is a new process with a new region (zeros and
  * the starting values again) and new keys, so no operation moves from one to another and the
@@ -62,6 +63,10 @@ public final class FaultHistory {
 
   private final List<List<Operation>> initiators = new ArrayList<>();
   private final List<Boolean> killed = new ArrayList<>();
+
+  /** Per initiator, its {@code locks} line: takeovers, restarts, lost locks (zeros if none). */
+  private final List<long[]> lockCounts = new ArrayList<>();
+
   private long reconnects;
 
   /** An empty history: {@link #add} each initiator's. */
@@ -76,27 +81,56 @@ public final class FaultHistory {
    */
   public void add(Path file, boolean wasKilled) throws IOException {
     List<Operation> ops = new ArrayList<>();
+    long[] locks = new long[3];
     for (String line : Files.readAllLines(file)) {
       String[] f = line.split(" ");
-      if (f[0].equals("reconnects")) {
-        reconnects += Long.parseLong(f[1]);
-        continue;
+      switch (f[0]) {
+        case "reconnects" -> reconnects += Long.parseLong(f[1]);
+        case "takeover" -> {} // what the fault runner watches for while the run goes on
+        case "locks" -> {
+          for (int i = 0; i < locks.length; i++) {
+            locks[i] = Long.parseLong(f[1 + i]);
+          }
+        }
+        default -> ops.add(operation(f));
       }
-      ops.add(
-          new Operation(
-              f[0],
-              f[1],
-              Integer.parseInt(f[2]),
-              Long.parseLong(f[3]),
-              Long.parseLong(f[4]),
-              Long.parseLong(f[5]),
-              Long.parseLong(f[6]),
-              Long.parseLong(f[7]),
-              Integer.parseInt(f[8]),
-              Long.parseLong(f[9])));
     }
     initiators.add(ops);
     killed.add(wasKilled);
+    lockCounts.add(locks);
+  }
+
+  private static Operation operation(String[] f) {
+    return new Operation(
+        f[0],
+        f[1],
+        Integer.parseInt(f[2]),
+        Long.parseLong(f[3]),
+        Long.parseLong(f[4]),
+        Long.parseLong(f[5]),
+        Long.parseLong(f[6]),
+        Long.parseLong(f[7]),
+        Integer.parseInt(f[8]),
+        Long.parseLong(f[9]));
+  }
+
+  /**
+   * {@return how many locks initiator {@code i} took over from a holder whose lease ran out}
+   *
+   * @param i the initiator's index, in the order of {@link #add}
+   */
+  public long lockTakeovers(int i) {
+    return lockCounts.get(i)[0];
+  }
+
+  /**
+   * {@return how many of initiator {@code i}'s lock elements found, as they went on, that their
+   * hold had outlasted the lease: restarted before the put, or released a lock already taken over}
+   *
+   * @param i the initiator's index, in the order of {@link #add}
+   */
+  public long lockHoldsOutlasted(int i) {
+    return lockCounts.get(i)[1] + lockCounts.get(i)[2];
   }
 
   /** {@return operations recorded, over every initiator} */

@@ -7,6 +7,7 @@ import dev.fiucx.Connection;
 import dev.fiucx.CqEntry;
 import dev.fiucx.CqErrEntry;
 import dev.fiucx.DomainAttr;
+import dev.fiucx.EmulationCounts;
 import dev.fiucx.Fabric;
 import dev.fiucx.FiDatatype;
 import dev.fiucx.FiErrno;
@@ -18,6 +19,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.Map;
 
@@ -49,10 +51,18 @@ import java.util.Map;
  * region key differs from the last one seen (keys are random, so a restarted serve's differ), and
  * that key ({@link FaultHistory} has the line's format).
  *
+ * <p>Besides the operations, the history says what the remote lock did: a line {@code takeover N}
+ * for a {@code lock} operation during which this initiator took a lock over from a holder whose
+ * lease ran out (N in all so far; written just before that operation's line), and at the end {@code
+ * locks T R L}: locks taken over, elements restarted because their hold outlasted half a lease
+ * before the put, and releases that found the lock taken over ({@link dev.fiucx.EmulationCounts}),
+ * summed over every domain it opened.
+ *
  * <p>Arguments: {@code transport (addressHex key | HOST:PORT region) millis initiatorIndex
- * historyFile [operationTimeoutMillis]}. Runs for {@code millis}, then writes the history and exits
- * 0; exits 1 when an operation was lost or ended twice. The domain's operation timeout ({@link
- * DomainAttr#operationTimeout}) is the default unless given.
+ * historyFile [operationTimeoutMillis [lockLeaseMillis]]}. Runs for {@code millis}, then writes the
+ * history and exits 0; exits 1 when an operation was lost or ended twice. The domain's operation
+ * timeout ({@link DomainAttr#operationTimeout}) and lock lease ({@link DomainAttr#lockLease}) are
+ * the defaults unless given.
  */
 public final class FaultLoadProcess {
   /** The longest an operation may take before the process records it as lost. */
@@ -99,12 +109,14 @@ public final class FaultLoadProcess {
     long millis = Long.parseLong(args[3]);
     int initiator = Integer.parseInt(args[4]);
     Path historyFile = Path.of(args[5]);
-    DomainAttr attr =
-        new DomainAttr(
-            transport,
-            DomainAttr.Progress.AUTO,
-            false,
-            args.length > 6 ? Map.of(DomainAttr.OPERATION_TIMEOUT_OPTION, args[6]) : Map.of());
+    Map<String, String> options = new HashMap<>();
+    if (args.length > 6) {
+      options.put(DomainAttr.OPERATION_TIMEOUT_OPTION, args[6]);
+    }
+    if (args.length > 7) {
+      options.put(DomainAttr.LOCK_LEASE_OPTION, args[7]);
+    }
+    DomainAttr attr = new DomainAttr(transport, DomainAttr.Progress.AUTO, false, options);
     boolean lostOrTwice = false;
     // each line flushed as it is written: a killed initiator leaves every operation that ended
     try (PrintWriter history = new PrintWriter(Files.newBufferedWriter(historyFile), true);
@@ -120,6 +132,9 @@ public final class FaultLoadProcess {
       long reconnects = 0;
       long epoch = 0;
       boolean welcomed = false;
+      // the lock counts of the domains already closed (a domain's own start at 0)
+      long[] closedLocks = new long[3];
+      long takeoversSeen = 0;
       for (long n = 0; System.currentTimeMillis() < end; n++) {
         if (ini == null) {
           try {
@@ -204,6 +219,14 @@ public final class FaultLoadProcess {
           }
         }
         long stop = System.currentTimeMillis();
+        if (kind.equals("lock")) {
+          // before the operation's line: a runner watching for it sees it first
+          long takeovers = closedLocks[0] + ini.domain.emulationCounts().locksTakenOver();
+          if (takeovers != takeoversSeen) {
+            takeoversSeen = takeovers;
+            history.printf("takeover %d%n", takeovers);
+          }
+        }
         history.printf(
             "%s %s %d %d %d %d %d %d %d %d%n",
             kind,
@@ -223,6 +246,7 @@ public final class FaultLoadProcess {
         }
         java.util.concurrent.locks.LockSupport.parkNanos(PAUSE_NANOS);
         if (!outcome.equals("ok")) {
+          addLockCounts(closedLocks, ini);
           ini.close(); // start over with a new domain: what a user's retry does
           ini = null;
           reconnects++;
@@ -231,8 +255,10 @@ public final class FaultLoadProcess {
       }
       history.printf("reconnects %d%n", reconnects);
       if (ini != null) {
+        addLockCounts(closedLocks, ini);
         ini.close();
       }
+      history.printf("locks %d %d %d%n", closedLocks[0], closedLocks[1], closedLocks[2]);
     }
     System.exit(lostOrTwice ? 1 : 0);
   }
@@ -250,6 +276,14 @@ public final class FaultLoadProcess {
 
   private static final Map<String, FiDatatype> TYPES =
       Map.of("add", FiDatatype.UINT64, "min", FiDatatype.INT64, "lock", FiDatatype.DOUBLE_COMPLEX);
+
+  /** Adds a domain's takeovers, restarts and lost locks to {@code counts}, before it closes. */
+  private static void addLockCounts(long[] counts, Initiator ini) {
+    EmulationCounts c = ini.domain.emulationCounts();
+    counts[0] += c.locksTakenOver();
+    counts[1] += c.lockRestarts();
+    counts[2] += c.locksLost();
+  }
 
   private static void sleep(long ms) {
     try {

@@ -40,8 +40,19 @@ public final class FaultRun {
    */
   public static final long RECOVERY_BOUND_MS = 20_000;
 
+  /**
+   * How much the target's resident memory may grow from the baseline (both initiators connected) to
+   * the end of a run. A leak per operation or per reconnection (a region, an endpoint, a worker's
+   * buffers: tens of KiB to MiBs each) over thousands of operations and several reconnections would
+   * pass it; the JVM's own growth in a minute of this load stays far below it.
+   */
+  private static final long RSS_GROWTH_BOUND_KIB = 64 << 10;
+
   /** The operation timeout of the runs that test it: shorter than their partition. */
   private static final long SHORT_OPERATION_TIMEOUT_MS = 5_000;
+
+  /** The lock lease of the runs that stop a holder: a stop caught late still outlasts it. */
+  private static final long SHORT_LOCK_LEASE_MS = 2_000;
 
   /** The faults, each with the transport it runs over and how long it lasts. */
   public enum Fault {
@@ -69,6 +80,11 @@ public final class FaultRun {
     TARGET_PAUSE_30S("tcp", "target SIGSTOP 30 s", 30_000),
     /** One initiator stopped for 12 s, longer than a lock lease (10 s). */
     INITIATOR_PAUSE("tcp", "initiator SIGSTOP 12 s", 12_000),
+    /**
+     * One initiator stopped while it holds the DOUBLE_COMPLEX's lock ({@link HolderPause}), for 3 s
+     * with a 2 s lease: the other takes the lock over, and the holder must not write late.
+     */
+    HOLDER_PAUSE("tcp", "lock holder SIGSTOP 3 s, lease 2 s", 3_000),
     /** One initiator killed (SIGKILL). */
     INITIATOR_KILL("tcp", "initiator SIGKILL", 0),
     /** The target killed: only that every operation ended once is checked. */
@@ -112,6 +128,10 @@ public final class FaultRun {
           : DomainAttr.DEFAULT_OPERATION_TIMEOUT.toMillis();
     }
 
+    private long lockLeaseMs() {
+      return this == HOLDER_PAUSE ? SHORT_LOCK_LEASE_MS : DomainAttr.DEFAULT_LOCK_LEASE.toMillis();
+    }
+
     /** The initiator the fault kills, -1 for none, {@link #TARGET_KILLED} for the target. */
     private int killed() {
       return switch (this) {
@@ -142,6 +162,8 @@ public final class FaultRun {
    * @param longestMillis the longest any operation took
    * @param recoveryMillis how long after the fault ended every live initiator completed an
    *     operation again (0 when the target was killed)
+   * @param targetRssGrowthKib how much the target's resident memory grew, baseline to end (0 when
+   *     the target was killed)
    * @param violations what broke, one line each; empty when every check held
    */
   public record Result(
@@ -154,6 +176,7 @@ public final class FaultRun {
       int incarnations,
       long longestMillis,
       long recoveryMillis,
+      long targetRssGrowthKib,
       List<String> violations) {}
 
   private FaultRun() {}
@@ -173,12 +196,19 @@ public final class FaultRun {
    */
   public static Result run(Fault fault, Path dir) throws Exception {
     boolean tcp = fault.transport().equals("tcp");
-    long runMillis = BEFORE_MS + fault.millis + AFTER_MS;
+    // a stop aimed at a lock holder may take some tries before it lands
+    long runMillis =
+        BEFORE_MS
+            + fault.millis
+            + AFTER_MS
+            + (fault == Fault.HOLDER_PAUSE ? HolderPause.AIM_MS : 0);
     Set<String> shmBefore = RemoteTarget.shmFiles(ProcessHandle.current().pid());
     List<String> violations = new ArrayList<>();
     FaultHistory history = new FaultHistory();
     long healed;
     long fdsBefore;
+    long rssBefore;
+    long rssGrowth = 0;
     boolean restart = fault == Fault.SERVE_RESTART;
     long minStart = Long.MAX_VALUE;
     try (NetworkNamespaces hosts = new NetworkNamespaces();
@@ -214,12 +244,14 @@ public final class FaultRun {
                           Long.toString(runMillis),
                           Integer.toString(i),
                           file.toString(),
-                          Long.toString(fault.operationTimeoutMs())))
+                          Long.toString(fault.operationTimeoutMs()),
+                          Long.toString(fault.lockLeaseMs())))
                   .start());
         }
         Thread.sleep(BEFORE_MS);
         // with both initiators connected: once they have gone, the target holds no more than this
         fdsBefore = openFiles(target.pid());
+        rssBefore = residentKib(target.pid());
         if (restart) {
           // a slow start (a loaded host) must not make an initiator miss the first incarnation
           if (!awaitEpoch(histories, 0, RECOVERY_BOUND_MS)) {
@@ -231,11 +263,16 @@ public final class FaultRun {
           }
           healed = System.currentTimeMillis(); // the new serve listens
           keys.add(target.key());
-          // the new incarnation's baseline, with both initiators connected to it again
+          // the new incarnation's baselines, with both initiators connected to it again
           awaitEpoch(histories, 1, RECOVERY_BOUND_MS);
           fdsBefore = openFiles(target.pid());
+          rssBefore = residentKib(target.pid());
         } else {
-          healed = inject(fault, hosts, target, initiators);
+          healed = inject(fault, hosts, target, initiators, histories);
+          if (healed < 0) {
+            violations.add(
+                "no stop caught initiator 1 holding the lock in " + HolderPause.AIM_MS + " ms");
+          }
         }
         for (int i = 0; i < INITIATORS; i++) {
           Process p = initiators.get(i);
@@ -253,6 +290,16 @@ public final class FaultRun {
         history.add(histories.get(i), i == fault.killed());
         Files.deleteIfExists(histories.get(i));
       }
+      if (fault == Fault.HOLDER_PAUSE && healed >= 0) {
+        if (history.lockTakeovers(0) == 0) {
+          violations.add("initiator 0 never took the stopped holder's lock over");
+        }
+        if (history.lockHoldsOutlasted(1) == 0) {
+          violations.add(
+              "the stopped holder went on as if its hold had not outlasted the lease"
+                  + " (no restart before its put, no release refused)");
+        }
+      }
       if (fault.killed() == TARGET_KILLED) {
         violations.addAll(history.unended());
       } else {
@@ -266,6 +313,11 @@ public final class FaultRun {
         if (fdsAfter > fdsBefore) {
           violations.add(
               "the target holds " + fdsAfter + " file descriptors, " + fdsBefore + " before");
+        }
+        rssGrowth = residentKib(target.pid()) - rssBefore;
+        if (rssGrowth > RSS_GROWTH_BOUND_KIB) {
+          violations.add(
+              "the target's resident memory grew by " + rssGrowth + " KiB during the run");
         }
         violations.addAll(
             history.violations(target.get(0, (int) MixedLoadProcess.REGION_BYTES), minStart, keys));
@@ -306,13 +358,21 @@ public final class FaultRun {
         history.fewestIncarnations(),
         history.longestMillis(),
         recovery,
+        rssGrowth,
         List.copyOf(violations));
   }
 
-  /** Injects the fault and ends it; returns when it ended (System.currentTimeMillis). */
+  /**
+   * Injects the fault and ends it; returns when it ended (System.currentTimeMillis), -1 when a
+   * pause aimed at a lock holder never caught one.
+   */
   private static long inject(
-      Fault fault, NetworkNamespaces hosts, RemoteTarget target, List<Process> initiators)
-      throws InterruptedException {
+      Fault fault,
+      NetworkNamespaces hosts,
+      RemoteTarget target,
+      List<Process> initiators,
+      List<Path> histories)
+      throws IOException, InterruptedException {
     switch (fault) {
       case PARTITION_1S, PARTITION_10S, PARTITION_PAST_TIMEOUT, PARTITION_60S -> {
         hosts.partition(true);
@@ -333,6 +393,14 @@ public final class FaultRun {
       }
       case TARGET_PAUSE_5S, TARGET_PAUSE_30S, SHM_TARGET_PAUSE -> pause(target.pid(), fault.millis);
       case INITIATOR_PAUSE, SHM_INITIATOR_PAUSE -> pause(initiators.get(1).pid(), fault.millis);
+      case HOLDER_PAUSE -> {
+        return HolderPause.aim(
+            initiators.get(1),
+            histories.get(1),
+            histories.get(0),
+            fault.lockLeaseMs(),
+            fault.millis);
+      }
       case INITIATOR_KILL, SHM_INITIATOR_KILL ->
           initiators.get(1).destroyForcibly().waitFor(10, TimeUnit.SECONDS);
       case TARGET_KILL -> target.kill();
@@ -364,6 +432,20 @@ public final class FaultRun {
     return waiting.isEmpty();
   }
 
+  /** A process's resident memory (VmRSS) in KiB, from /proc; -1 when it cannot be read. */
+  private static long residentKib(long pid) {
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+        if (line.startsWith("VmRSS:")) {
+          return Long.parseLong(line.replaceAll("[^0-9]", ""));
+        }
+      }
+    } catch (IOException | NumberFormatException e) {
+      // gone or unreadable: -1
+    }
+    return -1;
+  }
+
   /** The file descriptors a process has open, from /proc; -1 when it cannot be read. */
   private static long openFiles(long pid) {
     try (var fds = Files.list(Path.of("/proc/" + pid + "/fd"))) {
@@ -382,7 +464,8 @@ public final class FaultRun {
     }
   }
 
-  private static void signal(String sig, long pid) {
+  /** Sends {@code sig} to {@code pid} with kill(1). */
+  static void signal(String sig, long pid) {
     try {
       Process p = new ProcessBuilder("kill", "-" + sig, Long.toString(pid)).start();
       if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) {

@@ -1,8 +1,17 @@
 package dev.fiucx.conformance.remote;
 
 import java.lang.management.ManagementFactory;
+import java.lang.module.Configuration;
+import java.lang.module.ModuleDescriptor;
+import java.lang.module.ResolvedModule;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Deque;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * The command that runs a class's main in a new JVM like this one: same Java, same module path and
@@ -28,6 +37,8 @@ public final class JavaCommand {
           "--enable-native-access=",
           "--illegal-native-access=");
 
+  private static final String NATIVE_ACCESS = "--enable-native-access=";
+
   private JavaCommand() {}
 
   /**
@@ -47,13 +58,18 @@ public final class JavaCommand {
       // calls UCX all the same
       cmd.add("--enable-native-access=ALL-UNNAMED");
     }
-    cmd.addAll(moduleOptions);
+    Module module = main.getModule();
+    for (String option : moduleOptions) {
+      cmd.add(
+          module.isNamed() && option.startsWith(NATIVE_ACCESS)
+              ? nativeAccessWithin(module, option)
+              : option);
+    }
     String classPath = System.getProperty("java.class.path", "");
     if (!classPath.isEmpty()) {
       cmd.add("-cp");
       cmd.add(classPath);
     }
-    Module module = main.getModule();
     if (module.isNamed()) {
       cmd.add("-m");
       cmd.add(module.getName() + "/" + main.getName());
@@ -62,6 +78,39 @@ public final class JavaCommand {
     }
     cmd.addAll(List.of(args));
     return cmd;
+  }
+
+  /**
+   * {@code option} ({@code --enable-native-access=a,b,...}) with only the names the child's module
+   * graph holds: {@code main}'s module, what it reads and the providers of the services they use,
+   * as this JVM resolved them, and ALL-UNNAMED (alone when no name is left). The child resolves
+   * from {@code main}'s module, so a module of this JVM's that it never reads (bench's, when a
+   * fault runner starts a load) would be named to it in vain, and the JVM warns of each such name.
+   */
+  static String nativeAccessWithin(Module main, String option) {
+    Configuration config = main.getLayer().configuration();
+    Set<String> graph = new HashSet<>(Set.of("ALL-UNNAMED"));
+    Deque<ResolvedModule> todo = new ArrayDeque<>();
+    config.findModule(main.getName()).ifPresent(todo::add);
+    while (!todo.isEmpty()) {
+      ResolvedModule m = todo.pop();
+      ModuleDescriptor d = m.reference().descriptor();
+      if (!graph.add(m.name()) || d.isAutomatic()) {
+        continue; // an automatic module reads every module, and resolves none of them
+      }
+      todo.addAll(m.reads());
+      for (ResolvedModule other : config.modules()) { // service binding: providers of its uses
+        if (other.reference().descriptor().provides().stream()
+            .anyMatch(p -> d.uses().contains(p.service()))) {
+          todo.add(other);
+        }
+      }
+    }
+    String names =
+        Arrays.stream(option.substring(NATIVE_ACCESS.length()).split(","))
+            .filter(graph::contains)
+            .collect(Collectors.joining(","));
+    return NATIVE_ACCESS + (names.isEmpty() ? "ALL-UNNAMED" : names); // an empty list is refused
   }
 
   /** This JVM's module options, in the order it was given them. */

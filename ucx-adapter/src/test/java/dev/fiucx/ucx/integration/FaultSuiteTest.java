@@ -43,7 +43,8 @@ class FaultSuiteTest {
     FaultRun.Result r = FaultRun.run(fault, dir);
     System.err.printf(
         "FaultSuiteTest: %s: %d operations, %d ok, %d failed, %d uncertain, %d reconnects,"
-            + " %d target incarnations, longest %d ms, working again %d ms after the fault ended%n",
+            + " %d target incarnations, longest %d ms, working again %d ms after the fault ended,"
+            + " target memory %+d KiB%n",
         fault.title(),
         r.operations(),
         r.ok(),
@@ -52,7 +53,8 @@ class FaultSuiteTest {
         r.reconnects(),
         r.incarnations(),
         r.longestMillis(),
-        r.recoveryMillis());
+        r.recoveryMillis(),
+        r.targetRssGrowthKib());
     assertEquals(List.of(), r.violations(), fault.title());
     assertTrue(r.ok() > 0, fault.title() + ": no operation completed");
     assertEquals(r.operations(), r.ok() + r.failed() + r.uncertain(), "every one ended once");
