@@ -165,8 +165,10 @@ public final class FaultHistory {
   }
 
   /**
-   * {@return how long after {@code healMillis} the slowest live initiator's first operation that
-   * started after it ended ok, in milliseconds; -1 when one never did}
+   * {@return how long after {@code healMillis} the slowest live initiator completed an operation
+   * ok, in milliseconds; -1 when one never did} The operation may have started before: after a
+   * flapping link tcp's retransmission back-off can hold the one in flight for seconds past the
+   * fault, and its completion is the progress looked for.
    *
    * @param healMillis when the fault ended (System.currentTimeMillis)
    */
@@ -178,7 +180,7 @@ public final class FaultHistory {
       }
       long first =
           initiators.get(i).stream()
-              .filter(o -> o.outcome().equals("ok") && o.startMillis() >= healMillis)
+              .filter(o -> o.outcome().equals("ok") && o.endMillis() >= healMillis)
               .mapToLong(Operation::endMillis)
               .min()
               .orElse(-1);
