@@ -105,6 +105,12 @@ abstract sealed class LockElements permits LockSteps {
    */
   final boolean[] putSent;
 
+  /**
+   * How a wide element on mappings puts ({@link LockRedo#ARM}, {@link LockRedo#FOREIGN}), set on
+   * entering its stripe; 0 for a put through the transport.
+   */
+  final int[] redo;
+
   /** The step an element in {@link LockSteps#AGAIN} posts again. */
   final int[] againOf;
 
@@ -147,6 +153,7 @@ abstract sealed class LockElements permits LockSteps {
     restarting = new boolean[n];
     putSent = new boolean[n];
     againOf = new int[n];
+    redo = new int[n];
     elementScratch = new ElementScratch[n];
     for (int i = 0; i < n; i++) {
       elementScratch[i] = new ElementScratch();
@@ -195,6 +202,7 @@ abstract sealed class LockElements permits LockSteps {
     waited[e] = false;
     restarting[e] = false;
     putSent[e] = false;
+    redo[e] = 0;
     return e;
   }
 
@@ -247,8 +255,12 @@ abstract sealed class LockElements permits LockSteps {
   }
 
   /** Where the element's new bytes are: what a put writes. */
+  final long newOffset(int e) {
+    return (long) e * STRIDE + NEW;
+  }
+
   final long newAddress(int e) {
-    return scratchBase + (long) e * STRIDE + NEW;
+    return scratchBase + newOffset(e);
   }
 
   /**

@@ -2,9 +2,11 @@ package dev.fiucx.emulation;
 
 import dev.fiucx.FiErrno;
 import dev.fiucx.FiOp;
+import dev.fiucx.semantics.ElementSemantics;
 import dev.fiucx.spi.RemoteAtomicOp;
 import dev.fiucx.spi.TransportPeer;
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 
 /**
  * The step machine of the remote lock's elements: take (or ticket, look, observe, enter, skip),
@@ -15,9 +17,11 @@ import java.lang.foreign.Arena;
  * pending one returns, and its completion, reported inside the transport's progress, only pushes
  * the element on the {@link StepQueue}. {@link #drain} (the domain's progress, right after the
  * transport's) takes the next step, so no transport call is ever made from inside a transport
- * callback. A waiting element is pushed again until its pause has passed. Every step method takes
- * {@code reported}: whether the element's call already returned PENDING, so that its end goes to
- * the completions instead of the call's return value.
+ * callback. A waiting element is pushed again until its pause has passed. A wide element whose
+ * region and lock region are both mapped goes through its stripe's redo record ({@link LockRedo}):
+ * on entry, before its get; and its put is this CPU's copy, armed in the record, in place. Every
+ * step method takes {@code reported}: whether the element's call already returned PENDING, so that
+ * its end goes to the completions instead of the call's return value.
  *
  * <p>Threads: one thread at a time starts elements, one at a time drains, and completions may
  * arrive on any thread that progresses the transport. They share only the step queue, the room and
@@ -338,7 +342,26 @@ final class LockSteps extends LockElements {
     held[e] = swap[e];
     acquiredAt[e] = NOT_TIMED; // timed only if a step after this one goes pending
     counters.lockAcquired();
+    redo[e] = enterRedo(e);
     return get(e, reported);
+  }
+
+  /**
+   * A wide element on mappings of both its region and the lock region: completes a write a dead
+   * turn left armed in the stripe's redo record before the get reads the element, and says how the
+   * put is to go ({@link LockRedo#ARM}, {@link LockRedo#FOREIGN}); 0 when the element's bytes are
+   * not the initiator's own stores (the put goes through the transport, which writes it whole).
+   */
+  private int enterRedo(int e) {
+    MemorySegment locks = peers[e].mapped(lockRegions[e]);
+    if (locks == null || !LockRedo.applies(cells[e].size(), locks)) {
+      return 0;
+    }
+    MemorySegment mapping = peers[e].mapped(regions[e]);
+    if (mapping == null) {
+      return 0;
+    }
+    return LockRedo.enter(locks, stripes[e], held[e], mapping, regions[e].base(), counters);
   }
 
   private int get(int e, boolean reported) {
@@ -384,8 +407,15 @@ final class LockSteps extends LockElements {
     return put(e, reported);
   }
 
-  /** Posts the put of the new bytes. */
+  /**
+   * Posts the put of the new bytes; on mappings of a wide element, writes them in place instead,
+   * through the stripe's redo record ({@link #putInPlace}).
+   */
   private int put(int e, boolean reported) {
+    if (redo[e] != 0 && putInPlace(e)) {
+      putSent[e] = true;
+      return release(e, reported);
+    }
     phases.setRelease(e, PUTTING);
     int rc =
         peers[e].postPut(regions[e], offsets[e], cells[e].size(), newAddress(e), tokenBase | e);
@@ -403,6 +433,30 @@ final class LockSteps extends LockElements {
       errors[e] = rc;
     }
     return release(e, reported);
+  }
+
+  /**
+   * A shared-memory put is the initiator's own copy into the mapping, several stores for a wide
+   * element: this CPU's copy, armed in the redo record first ({@link LockRedo}) unless another
+   * element's record is armed, completes at once. False when a mapping is gone (the connection
+   * failed): the transport's put then says how.
+   */
+  private boolean putInPlace(int e) {
+    MemorySegment locks = peers[e].mapped(lockRegions[e]);
+    MemorySegment mapping = peers[e].mapped(regions[e]);
+    if (locks == null || mapping == null) {
+      return false;
+    }
+    int size = cells[e].size();
+    if (redo[e] == LockRedo.ARM) {
+      long address = regions[e].base() + offsets[e];
+      LockRedo.arm(locks, stripes[e], held[e], address, size, scratch, newOffset(e));
+      ElementSemantics.copy(scratch, newOffset(e), mapping, offsets[e], size);
+      LockRedo.disarm(locks, stripes[e]);
+    } else {
+      ElementSemantics.copy(scratch, newOffset(e), mapping, offsets[e], size);
+    }
+    return true;
   }
 
   /** A step the transport had no room for: see {@link #AGAIN}. The element stays pending. */
