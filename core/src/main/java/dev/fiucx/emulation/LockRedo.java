@@ -2,6 +2,7 @@ package dev.fiucx.emulation;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.fiucx.semantics.ElementSemantics;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 
@@ -88,7 +89,7 @@ final class LockRedo {
     if (offset < 0 || offset > mapping.byteSize() - size) {
       return FOREIGN; // another region's element: its next holder completes it
     }
-    MemorySegment.copy(locks, LockWords.recordValue(stripe), mapping, offset, size);
+    ElementSemantics.copy(locks, LockWords.recordValue(stripe), mapping, offset, (int) size);
     LONG.setRelease(locks, at, 0L); // the copy is in place before the record says so
     counters.writeRedone();
     return ARM;
@@ -109,7 +110,7 @@ final class LockRedo {
       long fromOffset) {
     LONG.set(locks, LockWords.recordAddress(stripe), address);
     LONG.set(locks, LockWords.recordSize(stripe), (long) size);
-    MemorySegment.copy(from, fromOffset, locks, LockWords.recordValue(stripe), size);
+    ElementSemantics.copy(from, fromOffset, locks, LockWords.recordValue(stripe), size);
     LONG.setRelease(locks, LockWords.recordTag(stripe), held); // the record before the tag
     VarHandle.storeStoreFence(); // the tag before the element's stores
   }
