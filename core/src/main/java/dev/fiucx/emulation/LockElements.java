@@ -106,8 +106,8 @@ abstract sealed class LockElements permits LockSteps {
   final boolean[] putSent;
 
   /**
-   * How a wide element on mappings puts ({@link LockRedo#ARM}, {@link LockRedo#FOREIGN}), set on
-   * entering its stripe; 0 for a put through the transport.
+   * Whether a wide element on mappings arms its stripe's redo record around its put ({@link
+   * LockRedo#ARM}) or not (0, {@link LockRedo#FOREIGN}), set on entering its stripe.
    */
   final int[] redo;
 
@@ -254,7 +254,7 @@ abstract sealed class LockElements permits LockSteps {
     return scratchBase + oldOffset(e);
   }
 
-  /** Where the element's new bytes are: what a put writes. */
+  /** Where the element's new bytes are: what a put writes, and a redo record holds. */
   final long newOffset(int e) {
     return (long) e * STRIDE + NEW;
   }

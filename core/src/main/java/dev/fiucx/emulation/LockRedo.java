@@ -14,22 +14,28 @@ import java.lang.invoke.VarHandle;
  *
  * <p>A holder about to write such an element, after its lease check, {@link #arm}s its stripe's
  * record (the element's address, size and new bytes, then the tag, its held word, with a release
- * store), copies the element, and {@link #disarm}s the record (the tag 0, a release store) before
- * it releases the lock. Once armed, the write is committed: the holder never gives the stripe back
- * to start over after that. Whoever enters a stripe on a mapped wide element first calls {@link
- * #enter}: a tag that is set and not its own held word belongs to a turn that ended unfinished (its
- * holder died, or was taken over while paused for a lease). When the record's element lies in the
- * mapping of the region being entered, its bytes are copied in and the tag cleared: the dead
- * holder's write is completed before anyone reads the element. When it lies elsewhere (another
- * region whose elements share the stripe), the record stays armed for that element's next holder,
- * and this element is written without one ({@link #FOREIGN}: a foreign armed record is never
- * overwritten). A record whose element a correct holder could not have written (a size of 8 bytes
- * or less or over 32, an address whose stripe is another) is garbage a peer wrote into the lock
- * region: it is cleared, and nothing is copied. The record's address is never trusted beyond the
- * mapping held: nothing is stored outside {@code [0, mapping.byteSize())}.
+ * store), copies the element (or has the transport put it), and {@link #disarm}s the record once
+ * that completed (the tag 0, a release store) before it releases the lock. Once armed, the write is
+ * committed: the holder never gives the stripe back to start over after that. Whoever enters a
+ * stripe on a mapped wide element first calls {@link #enter}: a tag that is set and not its own
+ * held word belongs to a turn that ended unfinished (its holder died, or was taken over while
+ * paused for a lease). When the record's element lies in the mapping of the region being entered,
+ * its bytes are copied in and the tag cleared: the dead holder's write is completed before anyone
+ * reads the element. When it lies elsewhere (another region whose elements share the stripe), the
+ * record stays armed for that element's next holder, and this element is written without one
+ * ({@link #FOREIGN}: a foreign armed record is never overwritten). A record whose element a correct
+ * holder could not have written (a size of 8 bytes or less or over 32, an address whose stripe is
+ * another) is garbage a peer wrote into the lock region: it is cleared, and nothing is copied. The
+ * record's address is never trusted beyond the mapping held: nothing is stored outside {@code [0,
+ * mapping.byteSize())}.
  *
- * <p>Two failures on one stripe can still tear: a holder that writes without a record (a foreign
- * one was armed) and dies mid-copy leaves its element torn. Nothing here allocates or locks.
+ * <p>Limits. Two failures on one stripe can still tear: a holder that writes without a record (a
+ * foreign one was armed) and dies mid-copy leaves its element torn. A holder that does not map the
+ * region (over TCP or RC, or over shared memory without the direct path) neither completes nor arms
+ * records: after a mapped holder died mid-copy it reads the torn element, and a record it left
+ * armed is applied later by the element's next mapped holder, over what that holder wrote. The
+ * records protect a target whose initiators of an element all map it. Nothing here allocates or
+ * locks.
  */
 final class LockRedo {
   /** What {@link #enter} returns when the record is free (or was repaired): arm it to write. */
@@ -70,11 +76,18 @@ final class LockRedo {
       MemorySegment mapping,
       long base,
       EmulationCounters counters) {
+    long tag = (long) LONG.getAcquire(locks, LockWords.recordTag(stripe));
+    return tag == 0 || tag == held ? ARM : complete(locks, stripe, mapping, base, counters);
+  }
+
+  /** {@link #enter} when a turn that ended unfinished left the record armed: kept off its path. */
+  private static int complete(
+      MemorySegment locks,
+      int stripe,
+      MemorySegment mapping,
+      long base,
+      EmulationCounters counters) {
     long at = LockWords.recordTag(stripe);
-    long tag = (long) LONG.getAcquire(locks, at);
-    if (tag == 0 || tag == held) {
-      return ARM;
-    }
     long address = (long) LONG.get(locks, LockWords.recordAddress(stripe));
     long size = (long) LONG.get(locks, LockWords.recordSize(stripe));
     if (size <= ATOMIC_BYTES || size > LockWords.RECORD_VALUE_BYTES) {

@@ -2,7 +2,6 @@ package dev.fiucx.emulation;
 
 import dev.fiucx.FiErrno;
 import dev.fiucx.FiOp;
-import dev.fiucx.semantics.ElementSemantics;
 import dev.fiucx.spi.RemoteAtomicOp;
 import dev.fiucx.spi.TransportPeer;
 import java.lang.foreign.Arena;
@@ -19,9 +18,10 @@ import java.lang.foreign.MemorySegment;
  * transport's) takes the next step, so no transport call is ever made from inside a transport
  * callback. A waiting element is pushed again until its pause has passed. A wide element whose
  * region and lock region are both mapped goes through its stripe's redo record ({@link LockRedo}):
- * on entry, before its get; and its put is this CPU's copy, armed in the record, in place. Every
- * step method takes {@code reported}: whether the element's call already returned PENDING, so that
- * its end goes to the completions instead of the call's return value.
+ * on entry, before its get; and around its put, which the record holds from before the put is
+ * posted until it completed. Every step method takes {@code reported}: whether the element's call
+ * already returned PENDING, so that its end goes to the completions instead of the call's return
+ * value.
  *
  * <p>Threads: one thread at a time starts elements, one at a time drains, and completions may
  * arrive on any thread that progresses the transport. They share only the step queue, the room and
@@ -149,7 +149,10 @@ final class LockSteps extends LockElements {
       case ENTERING -> entered(e, true);
       case SKIPPING -> skipped(e, true);
       case GETTING -> compute(e, true);
-      case PUTTING -> release(e, true);
+      case PUTTING -> {
+        disarm(e);
+        release(e, true);
+      }
       case RELEASING -> released(e, true);
       case AGAIN -> postAgain(e, againOf[e]);
       default -> throw new IllegalStateException("element " + e + " stepped while free");
@@ -348,9 +351,9 @@ final class LockSteps extends LockElements {
 
   /**
    * A wide element on mappings of both its region and the lock region: completes a write a dead
-   * turn left armed in the stripe's redo record before the get reads the element, and says how the
-   * put is to go ({@link LockRedo#ARM}, {@link LockRedo#FOREIGN}); 0 when the element's bytes are
-   * not the initiator's own stores (the put goes through the transport, which writes it whole).
+   * turn left armed in the stripe's redo record before the get reads the element, and says whether
+   * the put arms the record ({@link LockRedo#ARM}, {@link LockRedo#FOREIGN}); 0 when the element's
+   * bytes are not the initiator's own stores (the target writes a put whole).
    */
   private int enterRedo(int e) {
     MemorySegment locks = peers[e].mapped(lockRegions[e]);
@@ -408,13 +411,16 @@ final class LockSteps extends LockElements {
   }
 
   /**
-   * Posts the put of the new bytes; on mappings of a wide element, writes them in place instead,
-   * through the stripe's redo record ({@link #putInPlace}).
+   * Posts the put of the new bytes. A wide element on mappings arms its stripe's redo record first
+   * ({@link LockRedo}): the transport's put there is this process's own copy into the mapping,
+   * several stores. The record is cleared once the put completed ({@link #disarm}), or at once when
+   * the transport refused it (nothing was written); a put that failed once posted leaves it armed,
+   * and its value, which may have been applied (the element ends uncertain), is then completed by
+   * the next holder.
    */
   private int put(int e, boolean reported) {
-    if (redo[e] != 0 && putInPlace(e)) {
-      putSent[e] = true;
-      return release(e, reported);
+    if (redo[e] == LockRedo.ARM) {
+      arm(e);
     }
     phases.setRelease(e, PUTTING);
     int rc =
@@ -423,11 +429,12 @@ final class LockSteps extends LockElements {
       putSent[e] = true;
       return rc;
     }
+    if (rc == -FiErrno.EAGAIN) {
+      return again(e, PUTTING); // armed again, with the same bytes, when it is posted again
+    }
+    disarm(e); // done, or refused: then nothing was written
     if (rc >= 0) {
       putSent[e] = true;
-    }
-    if (rc == -FiErrno.EAGAIN) {
-      return again(e, PUTTING);
     }
     if (rc < 0) {
       errors[e] = rc;
@@ -435,28 +442,25 @@ final class LockSteps extends LockElements {
     return release(e, reported);
   }
 
-  /**
-   * A shared-memory put is the initiator's own copy into the mapping, several stores for a wide
-   * element: this CPU's copy, armed in the redo record first ({@link LockRedo}) unless another
-   * element's record is armed, completes at once. False when a mapping is gone (the connection
-   * failed): the transport's put then says how.
-   */
-  private boolean putInPlace(int e) {
+  /** Arms the record before the put of a wide element on mappings (see {@link #put}). */
+  private void arm(int e) {
     MemorySegment locks = peers[e].mapped(lockRegions[e]);
-    MemorySegment mapping = peers[e].mapped(regions[e]);
-    if (locks == null || mapping == null) {
-      return false;
+    if (locks == null) {
+      redo[e] = 0; // the connection failed: the put fails too
+      return;
     }
-    int size = cells[e].size();
+    long address = regions[e].base() + offsets[e];
+    LockRedo.arm(locks, stripes[e], held[e], address, cells[e].size(), scratch, newOffset(e));
+  }
+
+  /** Clears the record once the put completed (see {@link #put}). */
+  private void disarm(int e) {
     if (redo[e] == LockRedo.ARM) {
-      long address = regions[e].base() + offsets[e];
-      LockRedo.arm(locks, stripes[e], held[e], address, size, scratch, newOffset(e));
-      ElementSemantics.copy(scratch, newOffset(e), mapping, offsets[e], size);
-      LockRedo.disarm(locks, stripes[e]);
-    } else {
-      ElementSemantics.copy(scratch, newOffset(e), mapping, offsets[e], size);
+      MemorySegment locks = peers[e].mapped(lockRegions[e]);
+      if (locks != null) {
+        LockRedo.disarm(locks, stripes[e]);
+      }
     }
-    return true;
   }
 
   /** A step the transport had no room for: see {@link #AGAIN}. The element stays pending. */

@@ -181,7 +181,7 @@ class RemoteLockRedoTest {
   }
 
   @Test
-  void throughTheStepsAReclaimedDeadHoldersWriteIsCompletedAndThePutIsInPlace() {
+  void throughTheStepsAReclaimedDeadHoldersWriteIsCompletedAndThePutIsArmed() {
     long dead = LockWords.taken(LockWords.word(7, 7, 0), DEAD);
     deadMidCopy(dead, memory.address() + AT);
     assertEquals(1, LockWords.reclaim(lockWords, DEAD));
@@ -191,9 +191,12 @@ class RemoteLockRedoTest {
     assertElement(11.5, -1.25);
     assertEquals(0, tag());
     assertEquals(LockWords.word(9, 9, 0), word());
-    // a wrong guess of the free word, the take, the get; the put in place; the release
+    // a wrong guess of the free word, the take, the get, the put (with the record armed by then:
+    // this element's held word as its tag), the release
+    long mine = LockWords.taken(LockWords.word(8, 8, 0), OWNER);
     assertEquals(
-        List.of("CAS lock", "CAS lock", "GET 16/16", "CAS lock"), peer.log, "no transport put");
+        List.of("CAS lock", "CAS lock", "GET 16/16", "PUT 16/16 tag " + mine, "CAS lock"),
+        peer.log);
     assertEquals(1, counters.writesRedone());
     // the put was armed: the record holds the new write, its tag cleared after the copy
     assertEquals(memory.address() + AT, lockWords.get(JAVA_LONG, LockWords.recordAddress(stripe)));
@@ -237,8 +240,9 @@ class RemoteLockRedoTest {
     assertEquals(N_RE, lockWords.get(JAVA_DOUBLE, LockWords.recordValue(stripe)));
     assertEquals(N_IM, lockWords.get(JAVA_DOUBLE, LockWords.recordValue(stripe) + 8));
     assertEquals(0, counters.writesRedone());
-    // the step machine alike: written in place without a record, the foreign one kept
+    // the step machine alike: put without a record, the foreign one kept
     assertEquals(TransportPeer.DONE, start());
+    assertEquals("PUT 16/16 tag " + dead, peer.log.get(peer.log.size() - 2));
     assertElement(3.0, 6.0);
     assertEquals(dead, tag());
     assertEquals(N_RE, lockWords.get(JAVA_DOUBLE, LockWords.recordValue(stripe)));
@@ -324,6 +328,37 @@ class RemoteLockRedoTest {
     assertEquals(LockWords.word(2, 2, 0), word());
     assertEquals(0, counters.writesRedone());
     assertGuardUntouched();
+  }
+
+  @Test
+  void aPendingPutKeepsTheRecordArmedUntilItCompletes() {
+    memory.set(JAVA_DOUBLE, AT, OLD_RE);
+    memory.set(JAVA_DOUBLE, AT + 8, OLD_IM);
+    peer.putPends = true;
+    operand(1, 2);
+    assertEquals(TransportPeer.PENDING, start());
+    long mine = LockWords.taken(0, OWNER);
+    assertEquals(mine, tag(), "armed while the put is out");
+    assertEquals(2.0, lockWords.get(JAVA_DOUBLE, LockWords.recordValue(stripe)));
+    assertEquals(4.0, lockWords.get(JAVA_DOUBLE, LockWords.recordValue(stripe) + 8));
+    peer.pendingPut.run();
+    settleWithin(TimeUnit.SECONDS.toNanos(5));
+    assertEquals(List.of(SLOT + ":0"), reported);
+    assertEquals(0, tag());
+    assertElement(2.0, 4.0);
+    assertEquals(LockWords.word(1, 1, 0), word());
+  }
+
+  @Test
+  void aPutTheTransportRefusedLeavesNoRecordArmed() {
+    memory.set(JAVA_DOUBLE, AT, OLD_RE);
+    memory.set(JAVA_DOUBLE, AT + 8, OLD_IM);
+    peer.refusePutWith = -dev.fiucx.FiErrno.EIO;
+    operand(1, 2);
+    assertEquals(-dev.fiucx.FiErrno.EIO, start());
+    assertEquals(0, tag(), "nothing was written: nothing for the next holder to complete");
+    assertElement(OLD_RE, OLD_IM);
+    assertEquals(LockWords.word(1, 1, 0), word(), "released");
   }
 
   @Test
@@ -419,9 +454,28 @@ class RemoteLockRedoTest {
       return DONE;
     }
 
+    /** What a put returns without writing, when not 0 (a refusal). */
+    int refusePutWith;
+
+    /** Whether a put stays pending until {@link #pendingPut} runs. */
+    boolean putPends;
+
+    Runnable pendingPut;
+
     @Override
     public int postPut(RemoteRegion remote, long offset, int length, long local, long token) {
-      log.add("PUT " + offset + "/" + length);
+      log.add("PUT " + offset + "/" + length + " tag " + tag()); // armed while it writes
+      if (refusePutWith != 0) {
+        return refusePutWith;
+      }
+      if (putPends) {
+        pendingPut =
+            () -> {
+              MemorySegment.copy(ALL, local, memory, offset, length);
+              lock.completed((int) token, 0);
+            };
+        return PENDING;
+      }
       MemorySegment.copy(ALL, local, memory, offset, length);
       return DONE;
     }
