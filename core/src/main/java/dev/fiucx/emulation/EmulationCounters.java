@@ -56,6 +56,7 @@ public final class EmulationCounters implements EmulationCounts {
   private final LongAdder lockRestarts = new LongAdder();
   private final LongAdder locksLost = new LongAdder();
   private final LongAdder putsSkipped = new LongAdder();
+  private final LongAdder writesRedone = new LongAdder();
   private final LongAdder turnsSkipped = new LongAdder();
   private final LongAdder lockTurns = new LongAdder();
   private final java.util.concurrent.atomic.AtomicLong maxLockTurns =
@@ -201,6 +202,18 @@ public final class EmulationCounters implements EmulationCounts {
 
   void lockLost() {
     locksLost.increment();
+  }
+
+  /**
+   * Wide elements whose write a dead turn left armed in its redo record, completed by the next
+   * holder ({@link LockRedo}).
+   */
+  long writesRedone() {
+    return writesRedone.sum();
+  }
+
+  void writeRedone() {
+    writesRedone.increment();
   }
 
   void lockPutSkipped() {

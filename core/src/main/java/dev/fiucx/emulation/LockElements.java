@@ -105,6 +105,12 @@ abstract sealed class LockElements permits LockSteps {
    */
   final boolean[] putSent;
 
+  /**
+   * Whether a wide element on mappings arms its stripe's redo record around its put ({@link
+   * LockRedo#ARM}) or not (0, {@link LockRedo#FOREIGN}), set on entering its stripe.
+   */
+  final int[] redo;
+
   /** The step an element in {@link LockSteps#AGAIN} posts again. */
   final int[] againOf;
 
@@ -147,6 +153,7 @@ abstract sealed class LockElements permits LockSteps {
     restarting = new boolean[n];
     putSent = new boolean[n];
     againOf = new int[n];
+    redo = new int[n];
     elementScratch = new ElementScratch[n];
     for (int i = 0; i < n; i++) {
       elementScratch[i] = new ElementScratch();
@@ -195,6 +202,7 @@ abstract sealed class LockElements permits LockSteps {
     waited[e] = false;
     restarting[e] = false;
     putSent[e] = false;
+    redo[e] = 0;
     return e;
   }
 
@@ -246,9 +254,13 @@ abstract sealed class LockElements permits LockSteps {
     return scratchBase + oldOffset(e);
   }
 
-  /** Where the element's new bytes are: what a put writes. */
+  /** Where the element's new bytes are: what a put writes, and a redo record holds. */
+  final long newOffset(int e) {
+    return (long) e * STRIDE + NEW;
+  }
+
   final long newAddress(int e) {
-    return scratchBase + (long) e * STRIDE + NEW;
+    return scratchBase + newOffset(e);
   }
 
   /**

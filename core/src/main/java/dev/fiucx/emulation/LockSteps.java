@@ -5,6 +5,7 @@ import dev.fiucx.FiOp;
 import dev.fiucx.spi.RemoteAtomicOp;
 import dev.fiucx.spi.TransportPeer;
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 
 /**
  * The step machine of the remote lock's elements: take (or ticket, look, observe, enter, skip),
@@ -15,9 +16,12 @@ import java.lang.foreign.Arena;
  * pending one returns, and its completion, reported inside the transport's progress, only pushes
  * the element on the {@link StepQueue}. {@link #drain} (the domain's progress, right after the
  * transport's) takes the next step, so no transport call is ever made from inside a transport
- * callback. A waiting element is pushed again until its pause has passed. Every step method takes
- * {@code reported}: whether the element's call already returned PENDING, so that its end goes to
- * the completions instead of the call's return value.
+ * callback. A waiting element is pushed again until its pause has passed. A wide element whose
+ * region and lock region are both mapped goes through its stripe's redo record ({@link LockRedo}):
+ * on entry, before its get; and around its put, which the record holds from before the put is
+ * posted until it completed. Every step method takes {@code reported}: whether the element's call
+ * already returned PENDING, so that its end goes to the completions instead of the call's return
+ * value.
  *
  * <p>Threads: one thread at a time starts elements, one at a time drains, and completions may
  * arrive on any thread that progresses the transport. They share only the step queue, the room and
@@ -145,7 +149,10 @@ final class LockSteps extends LockElements {
       case ENTERING -> entered(e, true);
       case SKIPPING -> skipped(e, true);
       case GETTING -> compute(e, true);
-      case PUTTING -> release(e, true);
+      case PUTTING -> {
+        disarm(e);
+        release(e, true);
+      }
       case RELEASING -> released(e, true);
       case AGAIN -> postAgain(e, againOf[e]);
       default -> throw new IllegalStateException("element " + e + " stepped while free");
@@ -338,7 +345,26 @@ final class LockSteps extends LockElements {
     held[e] = swap[e];
     acquiredAt[e] = NOT_TIMED; // timed only if a step after this one goes pending
     counters.lockAcquired();
+    redo[e] = enterRedo(e);
     return get(e, reported);
+  }
+
+  /**
+   * A wide element on mappings of both its region and the lock region: completes a write a dead
+   * turn left armed in the stripe's redo record before the get reads the element, and says whether
+   * the put arms the record ({@link LockRedo#ARM}, {@link LockRedo#FOREIGN}); 0 when the element's
+   * bytes are not the initiator's own stores (the target writes a put whole).
+   */
+  private int enterRedo(int e) {
+    MemorySegment locks = peers[e].mapped(lockRegions[e]);
+    if (locks == null || !LockRedo.applies(cells[e].size(), locks)) {
+      return 0;
+    }
+    MemorySegment mapping = peers[e].mapped(regions[e]);
+    if (mapping == null) {
+      return 0;
+    }
+    return LockRedo.enter(locks, stripes[e], held[e], mapping, regions[e].base(), counters);
   }
 
   private int get(int e, boolean reported) {
@@ -384,8 +410,18 @@ final class LockSteps extends LockElements {
     return put(e, reported);
   }
 
-  /** Posts the put of the new bytes. */
+  /**
+   * Posts the put of the new bytes. A wide element on mappings arms its stripe's redo record first
+   * ({@link LockRedo}): the transport's put there is this process's own copy into the mapping,
+   * several stores. The record is cleared once the put completed ({@link #disarm}), or at once when
+   * the transport refused it (nothing was written); a put that failed once posted leaves it armed,
+   * and its value, which may have been applied (the element ends uncertain), is then completed by
+   * the next holder.
+   */
   private int put(int e, boolean reported) {
+    if (redo[e] == LockRedo.ARM) {
+      arm(e);
+    }
     phases.setRelease(e, PUTTING);
     int rc =
         peers[e].postPut(regions[e], offsets[e], cells[e].size(), newAddress(e), tokenBase | e);
@@ -393,16 +429,38 @@ final class LockSteps extends LockElements {
       putSent[e] = true;
       return rc;
     }
+    if (rc == -FiErrno.EAGAIN) {
+      return again(e, PUTTING); // armed again, with the same bytes, when it is posted again
+    }
+    disarm(e); // done, or refused: then nothing was written
     if (rc >= 0) {
       putSent[e] = true;
-    }
-    if (rc == -FiErrno.EAGAIN) {
-      return again(e, PUTTING);
     }
     if (rc < 0) {
       errors[e] = rc;
     }
     return release(e, reported);
+  }
+
+  /** Arms the record before the put of a wide element on mappings (see {@link #put}). */
+  private void arm(int e) {
+    MemorySegment locks = peers[e].mapped(lockRegions[e]);
+    if (locks == null) {
+      redo[e] = 0; // the connection failed: the put fails too
+      return;
+    }
+    long address = regions[e].base() + offsets[e];
+    LockRedo.arm(locks, stripes[e], held[e], address, cells[e].size(), scratch, newOffset(e));
+  }
+
+  /** Clears the record once the put completed (see {@link #put}). */
+  private void disarm(int e) {
+    if (redo[e] == LockRedo.ARM) {
+      MemorySegment locks = peers[e].mapped(lockRegions[e]);
+      if (locks != null) {
+        LockRedo.disarm(locks, stripes[e]);
+      }
+    }
   }
 
   /** A step the transport had no room for: see {@link #AGAIN}. The element stays pending. */

@@ -23,13 +23,39 @@ import java.lang.invoke.VarHandle;
  * <p>A free stripe with nobody waiting has next == served and owner 0; the uncontended take is one
  * compare-and-swap from that word to the next ticket with this owner inside. Tickets count modulo
  * 2^16, so at most 32,767 elements may wait on one stripe at a time.
+ *
+ * <p><b>Redo records.</b> After the words come {@link #STRIPES} records of {@link #RECORD_BYTES}
+ * bytes, one per stripe: a tag ({@link #recordTag}: the held word of the turn that wrote it, 0 for
+ * none), the element's virtual address at the target ({@link #recordAddress}), its size ({@link
+ * #recordSize}) and its new bytes ({@link #recordValue}, up to {@link #RECORD_VALUE_BYTES}). Why:
+ * an element wider than 8 bytes that its holder writes through a mapping of the target's memory
+ * (the mapped path, and a shared-memory put, which is the initiator's own copy into the mapping) is
+ * several stores, so a holder killed in the middle leaves it torn, and the next holder (after the
+ * target's {@link #reclaim}, or a waiter's takeover once the lease ran out) would compute on a
+ * value nobody wrote. So such a holder first writes its new bytes into its stripe's record and arms
+ * it (the tag, with a release store), then copies the element, then clears the tag: once armed, the
+ * write is committed. Whoever enters the stripe next on a mapped element finds a tag that is not
+ * its own, and completes the dead holder's write from the record before it reads the element
+ * ({@link LockRedo}). The target's reclaim need not look at the records: every later holder of the
+ * element repairs it on entry. An element of 8 bytes or less never uses a record (one aligned store
+ * cannot tear), and neither does a write the target process makes itself (a put over TCP or RC to
+ * registered or allocated memory arrives whole).
  */
 public final class LockWords {
   /** Lock words per domain: 32 KiB, few enough collisions for any count of elements in flight. */
   public static final int STRIPES = 4096;
 
-  /** Bytes of a lock region. */
-  public static final long REGION_BYTES = STRIPES * 8L;
+  /** Bytes of one stripe's redo record: tag, address, size, 8 bytes spare, and the value. */
+  public static final int RECORD_BYTES = 64;
+
+  /** The widest value a redo record holds: the widest element, LONG_DOUBLE_COMPLEX. */
+  public static final int RECORD_VALUE_BYTES = 32;
+
+  /** Where the redo records start: after the words. */
+  private static final long RECORDS = STRIPES * 8L;
+
+  /** Bytes of a lock region: the words, then the redo records (288 KiB). */
+  public static final long REGION_BYTES = RECORDS + (long) STRIPES * RECORD_BYTES;
 
   /**
    * The access bit the lock region carries, so that any initiator that resolves its key learns from
@@ -57,6 +83,29 @@ public final class LockWords {
   /** The byte offset of a stripe's word in the lock region. */
   public static long offset(int stripe) {
     return stripe * 8L;
+  }
+
+  /**
+   * The byte offset of a stripe's redo record tag in the lock region: the held word of the turn
+   * that armed the record, 0 when none is armed. Records are 64-byte aligned in the region.
+   */
+  public static long recordTag(int stripe) {
+    return RECORDS + (long) stripe * RECORD_BYTES;
+  }
+
+  /** The byte offset of a redo record's element address (the element's target virtual address). */
+  public static long recordAddress(int stripe) {
+    return recordTag(stripe) + 8;
+  }
+
+  /** The byte offset of a redo record's element size in bytes. */
+  public static long recordSize(int stripe) {
+    return recordTag(stripe) + 16;
+  }
+
+  /** The byte offset of a redo record's value: the element's new bytes, 16-byte aligned. */
+  public static long recordValue(int stripe) {
+    return recordTag(stripe) + 32;
   }
 
   /** A domain's owner id, from its transport's instance id: never 0. */
@@ -128,7 +177,9 @@ public final class LockWords {
    * with the CPU's compare-and-swap, which is atomic against the peers' UCX atomics on these words
    * (CPU atomics on shared memory; UCX applies a TCP peer's atomics in this process with CPU
    * atomics as well). Tickets the owner still waits with are not known here: each is skipped by the
-   * waiters after it once its turn stays unclaimed. Returns how many turns it ended.
+   * waiters after it once its turn stays unclaimed. A redo record the dead owner left armed stays
+   * as it is: the next holder of its element completes the write on entry ({@link LockRedo}).
+   * Returns how many turns it ended.
    */
   public static int reclaim(MemorySegment region, int owner) {
     int freed = 0;

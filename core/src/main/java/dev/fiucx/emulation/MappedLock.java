@@ -24,6 +24,11 @@ import java.lang.invoke.VarHandle;
  * in the call. A held stripe is left alone before anything is taken ({@link #CONTENDED}), and the
  * element then queues up with a ticket the ordinary way.
  *
+ * <p>An element wider than 8 bytes is several stores, so it goes through its stripe's redo record
+ * ({@link LockRedo}): on entry, a write a dead turn left armed is completed first; the copy back is
+ * armed in the record first and disarmed after, so a holder killed mid-copy leaves a write the next
+ * holder completes, never a torn element.
+ *
  * <p>Runs on the posting thread only, and only while the endpoint's remote lock has nothing in
  * flight (so it never overtakes an element that started before it): its scratch and working
  * registers are its own.
@@ -92,6 +97,11 @@ final class MappedLock {
     }
     counters.lockAcquired();
     int size = cell.size();
+    // a wide element: complete what a dead turn left armed before reading (0: no record used)
+    int redo =
+        LockRedo.applies(size, lockMapping)
+            ? LockRedo.enter(lockMapping, stripe, held, mapping, region.base(), counters)
+            : 0;
     ElementSemantics.copy(mapping, offset, scratch, OLD, size);
     int status = 0;
     if (cell.op() != FiOp.ATOMIC_READ) {
@@ -102,6 +112,10 @@ final class MappedLock {
         counters.lockPutSkipped();
       } else if (region.revoked()) {
         status = -FiErrno.EKEYREJECTED;
+      } else if (redo == LockRedo.ARM) {
+        LockRedo.arm(lockMapping, stripe, held, region.base() + offset, size, scratch, NEW);
+        ElementSemantics.copy(scratch, NEW, mapping, offset, size);
+        LockRedo.disarm(lockMapping, stripe);
       } else {
         ElementSemantics.copy(scratch, NEW, mapping, offset, size);
       }

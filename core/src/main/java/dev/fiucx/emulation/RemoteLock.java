@@ -55,6 +55,17 @@ import java.lang.foreign.MemorySegment;
  * the pair changed and counts the lock lost. Tickets count modulo 2^16; turns ahead compare within
  * plus or minus 32,767.
  *
+ * <p><b>Torn elements.</b> An element wider than 8 bytes that its holder writes through a mapping
+ * of the target's memory (the mapped path, and the put of a peer whose region and lock region are
+ * both mapped: over shared memory the transport's put is this process's own copy) is several
+ * stores: a holder killed in the middle would leave it torn for the next holder to compute on and
+ * fetch. So such a write goes through the stripe's redo record in the lock region ({@link
+ * LockWords}, {@link LockRedo}): armed with the new bytes before the copy (or the put), cleared
+ * once it completed; and whoever enters the stripe on a mapped element completes a write that a
+ * turn which ended unfinished left armed, before it reads. The target's reclaim of a dead owner's
+ * stripes leaves the records alone: every later holder of the element repairs it on entry. A put
+ * the target process writes itself (TCP, RC) arrives whole and needs no record.
+ *
  * <p>The engine is made of parts, each with one job: {@link LockSteps}, the state machine that
  * carries each element through its steps, driven by transport completions exactly as in {@link
  * CasLoop} (steps carry tokens {@code tokenBase | element}, bit 30 of the low word; a completion
