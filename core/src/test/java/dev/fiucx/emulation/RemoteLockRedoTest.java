@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fiucx.AtomicFamily;
 import dev.fiucx.FiDatatype;
-import dev.fiucx.FiFlags;
 import dev.fiucx.FiOp;
 import dev.fiucx.semantics.AtomicCell;
 import dev.fiucx.semantics.AtomicTable;
@@ -53,8 +52,8 @@ class RemoteLockRedoTest {
   private final MemorySegment result = arena.allocate(32, 16);
   private final EmulationCounters counters = new EmulationCounters();
   private final List<String> reported = new ArrayList<>();
-  private final Region data = new Region(memory);
-  private final Region locks = new Region(lockWords);
+  private final SegmentRegion data = new SegmentRegion(memory);
+  private final SegmentRegion locks = new SegmentRegion(lockWords);
   private final MappedPeer peer = new MappedPeer();
   private final int stripe = LockWords.stripe(memory.address() + AT);
   private RemoteLock lock = newLock(TimeUnit.SECONDS.toNanos(10));
@@ -371,46 +370,13 @@ class RemoteLockRedoTest {
     assertEquals(32768 + 64 + 16, LockWords.recordSize(1));
   }
 
-  private static final class Region implements RemoteRegion {
-    final MemorySegment segment;
-
-    Region(MemorySegment segment) {
-      this.segment = segment;
-    }
-
-    @Override
-    public long base() {
-      return segment.address();
-    }
-
-    @Override
-    public long length() {
-      return segment.byteSize();
-    }
-
-    @Override
-    public long access() {
-      return FiFlags.REMOTE_READ | FiFlags.REMOTE_WRITE;
-    }
-
-    @Override
-    public boolean revoked() {
-      return false;
-    }
-
-    @Override
-    public String path() {
-      return "mapped";
-    }
-  }
-
   /** A peer whose regions are mapped here: every op is done at once on their memory. */
   private final class MappedPeer implements TransportPeer {
     final List<String> log = new ArrayList<>();
 
     @Override
     public MemorySegment mapped(RemoteRegion remote) {
-      return ((Region) remote).segment;
+      return ((SegmentRegion) remote).segment;
     }
 
     @Override

@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.fiucx.AtomicFamily;
 import dev.fiucx.FiDatatype;
 import dev.fiucx.FiErrno;
-import dev.fiucx.FiFlags;
 import dev.fiucx.FiOp;
 import dev.fiucx.semantics.AtomicCell;
 import dev.fiucx.semantics.AtomicTable;
@@ -46,8 +45,8 @@ class RemoteLockTest {
   private final MemorySegment result = arena.allocate(32, 16);
   private final EmulationCounters counters = new EmulationCounters();
   private final List<String> reported = new ArrayList<>();
-  private final FakeRegion data = new FakeRegion(memory);
-  private final FakeRegion locks = new FakeRegion(lockWords);
+  private final SegmentRegion data = new SegmentRegion(memory);
+  private final SegmentRegion locks = new SegmentRegion(lockWords);
   private final FakePeer peer = new FakePeer();
   private RemoteLock lock = newLock(TimeUnit.SECONDS.toNanos(10));
 
@@ -565,40 +564,6 @@ class RemoteLockTest {
     assertTrue(seen.size() > LockWords.STRIPES / 2, "used " + seen.size() + " stripes");
     assertEquals(1, LockWords.ownerOf(0x1234_5678_1234_5678L));
     assertEquals(0x1234_5678 ^ 0x9abc_def0, LockWords.ownerOf(0x1234_5678_9abc_def0L));
-  }
-
-  private static final class FakeRegion implements RemoteRegion {
-    final MemorySegment segment;
-    boolean revoked;
-
-    FakeRegion(MemorySegment segment) {
-      this.segment = segment;
-    }
-
-    @Override
-    public long base() {
-      return segment.address();
-    }
-
-    @Override
-    public long length() {
-      return segment.byteSize();
-    }
-
-    @Override
-    public long access() {
-      return FiFlags.REMOTE_READ | FiFlags.REMOTE_WRITE;
-    }
-
-    @Override
-    public boolean revoked() {
-      return revoked;
-    }
-
-    @Override
-    public String path() {
-      return "fake";
-    }
   }
 
   /** Executes on the regions' memory at once (DONE) or, when {@link #pending}, when run. */
