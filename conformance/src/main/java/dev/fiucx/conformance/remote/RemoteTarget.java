@@ -234,25 +234,9 @@ public final class RemoteTarget implements Target {
    */
   public synchronized boolean restart() {
     Process old = process;
-    Set<String> leftovers = shmLeftovers(old);
-    old.destroy(); // SIGTERM
     boolean clean;
     try {
-      clean = old.waitFor(STOP_TIMEOUT_MS, TimeUnit.MILLISECONDS);
-      if (!clean) {
-        old.destroyForcibly();
-        if (!old.waitFor(10, TimeUnit.SECONDS)) {
-          throw new FiException(FiErrno.EIO, "target process " + old.pid() + " did not die");
-        }
-      }
-      for (String f : leftovers) {
-        Files.deleteIfExists(Path.of(f));
-      }
-    } catch (IOException e) {
-      throw new FiException(FiErrno.EIO, "removing the stopped target's /dev/shm files", e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new FiException(FiErrno.EINTR, "waiting for target process " + old.pid(), e);
+      clean = end(old, STOP_TIMEOUT_MS);
     } finally {
       client.close();
       try {
@@ -260,6 +244,9 @@ public final class RemoteTarget implements Target {
       } catch (IOException e) {
         // gone with the process
       }
+    }
+    if (Thread.currentThread().isInterrupted()) {
+      throw new FiException(FiErrno.EINTR, "waiting for target process " + old.pid());
     }
     long n = start();
     if (n != length) {
@@ -374,20 +361,39 @@ public final class RemoteTarget implements Target {
   }
 
   private void killAndClean() {
-    Process process = this.process;
-    Set<String> leftovers = shmLeftovers(process);
-    process.destroyForcibly();
+    end(process, 0);
+  }
+
+  /**
+   * Ends {@code p}: SIGTERM and up to {@code graceMs} for it to exit (none when 0), then SIGKILL;
+   * then removes the /dev/shm files it mapped that this process does not. An interrupt ends the
+   * wait and stays set.
+   *
+   * @return whether it exited within the grace
+   */
+  private static boolean end(Process p, long graceMs) {
+    Set<String> leftovers = shmLeftovers(p);
     try {
-      if (!process.waitFor(10, TimeUnit.SECONDS)) {
-        throw new FiException(FiErrno.EIO, "target process " + pid() + " did not die");
+      boolean clean = false;
+      if (graceMs > 0) {
+        p.destroy();
+        clean = p.waitFor(graceMs, TimeUnit.MILLISECONDS);
+      }
+      if (!clean) {
+        p.destroyForcibly();
+        if (!p.waitFor(10, TimeUnit.SECONDS)) {
+          throw new FiException(FiErrno.EIO, "target process " + p.pid() + " did not die");
+        }
       }
       for (String f : leftovers) {
         Files.deleteIfExists(Path.of(f));
       }
+      return clean;
     } catch (IOException e) {
-      throw new FiException(FiErrno.EIO, "removing the killed target's /dev/shm files", e);
+      throw new FiException(FiErrno.EIO, "removing the ended target's /dev/shm files", e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+      return false;
     }
   }
 
