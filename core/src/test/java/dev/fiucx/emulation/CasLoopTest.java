@@ -11,7 +11,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.fiucx.AtomicFamily;
 import dev.fiucx.FiDatatype;
 import dev.fiucx.FiErrno;
-import dev.fiucx.FiFlags;
 import dev.fiucx.FiOp;
 import dev.fiucx.semantics.AtomicCell;
 import dev.fiucx.semantics.AtomicTable;
@@ -42,7 +41,7 @@ class CasLoopTest {
   private final MemorySegment results = arena.allocate(64, 8);
   private final EmulationCounters counters = new EmulationCounters();
   private final List<String> reported = new ArrayList<>();
-  private final FakeRegion region = new FakeRegion();
+  private final SegmentRegion region = new SegmentRegion(memory);
   private final FakePeer peer = new FakePeer();
   private CasLoop loop = newLoop(16);
 
@@ -375,35 +374,6 @@ class CasLoopTest {
     assertEquals(TOKENS, peer.lastToken & ~0xFFFFL);
     assertTrue(CasLoop.owns((int) peer.lastToken));
     assertFalse(CasLoop.owns(SLOT));
-  }
-
-  private final class FakeRegion implements RemoteRegion {
-    boolean revoked;
-
-    @Override
-    public long base() {
-      return memory.address();
-    }
-
-    @Override
-    public long length() {
-      return memory.byteSize();
-    }
-
-    @Override
-    public long access() {
-      return FiFlags.REMOTE_READ | FiFlags.REMOTE_WRITE;
-    }
-
-    @Override
-    public boolean revoked() {
-      return revoked;
-    }
-
-    @Override
-    public String path() {
-      return "fake";
-    }
   }
 
   /**
