@@ -85,6 +85,13 @@ public interface EmulationCounts {
   /** {@return releases that found the lock taken over: a holder stalled for a whole lease} */
   long locksLost();
 
+  /**
+   * {@return wide elements whose write a holder that died mid-copy left in its stripe's redo
+   * record, completed by this domain: as the target reclaiming the dead holder's turn, or as the
+   * next holder of the element}
+   */
+  long writesRedone();
+
   /** {@return lock elements whose op changed nothing, so nothing was written back} */
   long putsSkipped();
 }

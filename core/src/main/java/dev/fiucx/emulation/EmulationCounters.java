@@ -204,11 +204,8 @@ public final class EmulationCounters implements EmulationCounts {
     locksLost.increment();
   }
 
-  /**
-   * Wide elements whose write a dead turn left armed in its redo record, completed by the next
-   * holder ({@link LockRedo}).
-   */
-  long writesRedone() {
+  @Override
+  public long writesRedone() {
     return writesRedone.sum();
   }
 

@@ -109,6 +109,39 @@ final class LockRedo {
   }
 
   /**
+   * At the target, reclaiming a dead owner's turn {@code word} of {@code stripe} ({@link
+   * LockWords#reclaim}): completes the record that turn armed (the same served ticket and owner as
+   * its tag) into {@code memory}, and clears it. A garbage record is cleared; one whose element
+   * {@code memory} does not hold stays armed.
+   *
+   * @return whether it completed a write
+   */
+  static boolean reclaimed(
+      MemorySegment locks, int stripe, long word, LockWords.RedoTarget memory) {
+    if (locks.byteSize() < LockWords.REGION_BYTES) {
+      return false;
+    }
+    long at = LockWords.recordTag(stripe);
+    long tag = (long) LONG.getAcquire(locks, at);
+    if (tag == 0 || LockWords.head(tag) != LockWords.head(word)) {
+      return false; // nothing armed in this turn (tickets taken since change only the next half)
+    }
+    long address = (long) LONG.get(locks, LockWords.recordAddress(stripe));
+    long size = (long) LONG.get(locks, LockWords.recordSize(stripe));
+    if (size <= ATOMIC_BYTES
+        || size > LockWords.RECORD_VALUE_BYTES
+        || LockWords.stripe(address) != stripe) {
+      LONG.setRelease(locks, at, 0L); // garbage: no holder arms such a record
+      return false;
+    }
+    if (!memory.write(address, locks, LockWords.recordValue(stripe), (int) size)) {
+      return false; // not this domain's open memory: left for a mapped holder of the element
+    }
+    LONG.setRelease(locks, at, 0L);
+    return true;
+  }
+
+  /**
    * Arms {@code stripe}'s record for a write of {@code size} bytes at target virtual address {@code
    * address}, whose new bytes are {@code from[fromOffset]}: from here the write is committed. The
    * element's stores that follow cannot become visible before the tag.

@@ -173,19 +173,48 @@ public final class LockWords {
   }
 
   /**
+   * Where the target writes the value of a redo record that a dead holder left armed ({@link
+   * #reclaim}): this process's memory, within a region open for remote writes.
+   */
+  @FunctionalInterface
+  public interface RedoTarget {
+    /**
+     * Writes {@code size} bytes of {@code from} at {@code fromOffset} to virtual address {@code
+     * address} when they lie within a region of this process open for remote writes.
+     *
+     * @return whether it wrote them
+     */
+    boolean write(long address, MemorySegment from, long fromOffset, int size);
+  }
+
+  /**
    * At the target: ends the turn of every stripe of {@code region} that {@code owner} is inside,
    * with the CPU's compare-and-swap, which is atomic against the peers' UCX atomics on these words
    * (CPU atomics on shared memory; UCX applies a TCP peer's atomics in this process with CPU
    * atomics as well). Tickets the owner still waits with are not known here: each is skipped by the
-   * waiters after it once its turn stays unclaimed. A redo record the dead owner left armed stays
-   * as it is: the next holder of its element completes the write on entry ({@link LockRedo}).
-   * Returns how many turns it ended.
+   * waiters after it once its turn stays unclaimed.
+   *
+   * <p>A redo record the owner armed in a turn it is still inside (it died mid-write) is completed
+   * first, into {@code memory}, before the turn ends: every later holder then finds the whole new
+   * value, including one that does not map the target and could not complete the record itself
+   * ({@link LockRedo}). Nobody else is inside meanwhile. A record whose element lies outside {@code
+   * memory} stays armed for a mapped holder of that element.
+   *
+   * @param region the lock region
+   * @param owner the dead owner
+   * @param memory where an armed record's value goes
+   * @param counters where completed writes are counted
+   * @return how many turns it ended
    */
-  public static int reclaim(MemorySegment region, int owner) {
+  public static int reclaim(
+      MemorySegment region, int owner, RedoTarget memory, EmulationCounters counters) {
     int freed = 0;
     for (int s = 0; s < STRIPES; s++) {
       long at = offset(s);
       long word = (long) WORDS.getVolatile(region, at);
+      if (owner(word) == owner && LockRedo.reclaimed(region, s, word, memory)) {
+        counters.writeRedone();
+      }
       while (owner(word) == owner) { // owner is never 0
         if (WORDS.compareAndSet(region, at, word, released(word))) {
           freed++;

@@ -348,10 +348,28 @@ public final class EngineDomain implements Domain, TransportCompletions {
     if (closing) {
       return; // closing the transport fails the endpoints back to initiators; the region is gone
     }
-    int freed = LockWords.reclaim(lockRegion.segment(), LockWords.ownerOf(initiatorInstanceId));
+    int freed =
+        LockWords.reclaim(
+            lockRegion.segment(),
+            LockWords.ownerOf(initiatorInstanceId),
+            this::completeDeadWrite,
+            emulationCounters);
     if (freed > 0) {
       emulationCounters.locksReclaimed(freed);
     }
+  }
+
+  /**
+   * A dead lock holder's committed write (its redo record), completed by this target into the
+   * region that holds it, if one is open for remote writes.
+   */
+  private boolean completeDeadWrite(long address, MemorySegment from, long fromOffset, int size) {
+    for (AutoCloseable o : opened) {
+      if (o instanceof EngineMemoryRegion mr && mr.writeIfWithin(address, from, fromOffset, size)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

@@ -1,8 +1,11 @@
 package dev.fiucx.engine;
 
+import dev.fiucx.FiFlags;
 import dev.fiucx.MemoryRegion;
+import dev.fiucx.semantics.ElementSemantics;
 import dev.fiucx.spi.ExposedRegion;
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * {@code fi_mr}: memory a transport exposes under its key; closing it revokes the key. After close
@@ -12,6 +15,9 @@ import java.lang.foreign.MemorySegment;
 final class EngineMemoryRegion implements MemoryRegion {
   private final ExposedRegion exposed;
   private volatile boolean closed;
+
+  /** Writes of {@link #writeIfWithin} in progress: close waits for them before it unmaps. */
+  private final AtomicInteger writers = new AtomicInteger();
 
   EngineMemoryRegion(ExposedRegion exposed) {
     this.exposed = exposed;
@@ -42,7 +48,41 @@ final class EngineMemoryRegion implements MemoryRegion {
   @Override
   public void close() {
     closed = true;
+    // a write that saw the region open finishes before the memory goes (a few stores)
+    while (writers.get() != 0) {
+      Thread.onSpinWait();
+    }
     exposed.close();
+  }
+
+  /**
+   * Writes {@code size} bytes of {@code from} at {@code fromOffset} to virtual address {@code
+   * address} when they lie within this region and it is open and exposed for remote writes: a dead
+   * lock holder's committed write, completed by the target. Never into memory being given back: a
+   * close waits for a write that saw the region open, and a write that starts after it writes
+   * nothing.
+   *
+   * @return whether it wrote them
+   */
+  boolean writeIfWithin(long address, MemorySegment from, long fromOffset, int size) {
+    if ((exposed.access() & FiFlags.REMOTE_WRITE) == 0) {
+      return false;
+    }
+    writers.incrementAndGet();
+    try {
+      if (closed) {
+        return false;
+      }
+      MemorySegment memory = exposed.segment();
+      long offset = address - memory.address(); // modulo 2^64: in range only for one in it
+      if (offset < 0 || offset > memory.byteSize() - size) {
+        return false;
+      }
+      ElementSemantics.copy(from, fromOffset, memory, offset, size);
+      return true;
+    } finally {
+      writers.decrementAndGet();
+    }
   }
 
   private void checkOpen() {

@@ -54,13 +54,13 @@ import java.util.function.ToLongFunction;
  *       entry says {@link dev.fiucx.CqErrEntry#uncertain}: they may have changed the target.
  *   <li>{@code fiucx.cas.attempts}, {@code fiucx.cas.retries}, {@code fiucx.lock.acquisitions},
  *       {@code fiucx.lock.waits}, {@code fiucx.lock.taken.over}, {@code fiucx.lock.reclaimed},
- *       {@code fiucx.lock.lost}, {@code fiucx.lock.restarts}: the emulation's counts; {@code
- *       fiucx.peers.failed}: peers the transport found dead; {@code fiucx.peers.abandoned}: peers
- *       given up on after the operation timeout; {@code fiucx.peers.reconnected}: addresses
- *       inserted again after their peer failed; {@code fiucx.domain.errors}: exceptions the domain
- *       caught and survived; {@code fiucx.atomic.internal.errors}: those of them caught inside an
- *       atomic call, which returned {@code -FI_EOTHER} (an engine or transport failure, not bad
- *       input).
+ *       {@code fiucx.lock.lost}, {@code fiucx.lock.restarts}, {@code fiucx.lock.writes.redone}: the
+ *       emulation's counts; {@code fiucx.peers.failed}: peers the transport found dead; {@code
+ *       fiucx.peers.abandoned}: peers given up on after the operation timeout; {@code
+ *       fiucx.peers.reconnected}: addresses inserted again after their peer failed; {@code
+ *       fiucx.domain.errors}: exceptions the domain caught and survived; {@code
+ *       fiucx.atomic.internal.errors}: those of them caught inside an atomic call, which returned
+ *       {@code -FI_EOTHER} (an engine or transport failure, not bad input).
  *   <li>{@code fiucx.domain.info}: 1, tagged with the domain's facts (provider, transport, UCX
  *       version, atomic mode, demoted native ops).
  *   <li>{@code fiucx.keys.resolved}: peers' keys this domain resolved (one control round trip each;
@@ -247,6 +247,12 @@ public final class FiucxMetrics implements MeterBinder, AutoCloseable {
             + " started over",
         null,
         em::lockRestarts);
+    emulation(
+        registry,
+        "fiucx.lock.writes.redone",
+        "wide elements a lock holder that died mid-copy left in its redo record, completed here",
+        null,
+        em::writesRedone);
     counter(
         registry,
         "fiucx.atomic.uncertain",

@@ -163,11 +163,55 @@ class RemoteLockRedoTest {
     backing.asSlice(64).fill(GUARD);
   }
 
+  /** A target that holds none of the records' elements: they stay for a mapped holder. */
+  private static final LockWords.RedoTarget NOWHERE = (address, from, fromOffset, size) -> false;
+
+  /** The target's own memory: this test's region. */
+  private boolean intoTheRegion(long address, MemorySegment from, long fromOffset, int size) {
+    long offset = address - memory.address();
+    if (offset < 0 || offset > memory.byteSize() - size) {
+      return false;
+    }
+    MemorySegment.copy(from, fromOffset, memory, offset, size);
+    return true;
+  }
+
+  @Test
+  void theTargetCompletesADeadHoldersArmedWriteWhenItReclaimsTheTurn() {
+    long dead = LockWords.taken(LockWords.word(7, 7, 0), DEAD);
+    deadMidCopy(dead, memory.address() + AT);
+    // a ticket taken since the holder armed: the turn is still the same
+    lockWords.set(JAVA_LONG, LockWords.offset(stripe), dead + LockWords.TICKET);
+    assertEquals(1, LockWords.reclaim(lockWords, DEAD, this::intoTheRegion, counters));
+    assertElement(N_RE, N_IM); // before anyone enters: a holder that maps nothing reads it whole
+    assertEquals(0, tag());
+    assertEquals(1, counters.writesRedone());
+    assertEquals(LockWords.word(9, 8, 0), word());
+    assertGuardUntouched();
+  }
+
+  @Test
+  void theTargetLeavesARecordOfAnotherTurnOrOfMemoryItDoesNotHold() {
+    long dead = LockWords.taken(LockWords.word(7, 7, 0), DEAD);
+    deadMidCopy(dead, memory.address() + AT);
+    lockWords.set(JAVA_LONG, LockWords.recordTag(stripe), dead - (1L << 32)); // an earlier turn's
+    LockWords.reclaim(lockWords, DEAD, this::intoTheRegion, counters);
+    assertEquals(OLD_IM, memory.get(JAVA_DOUBLE, AT + 8), "half written, as the holder left it");
+    assertEquals(0, counters.writesRedone());
+
+    lockWords.set(JAVA_LONG, LockWords.offset(stripe), dead);
+    lockWords.set(JAVA_LONG, LockWords.recordTag(stripe), dead);
+    LockWords.reclaim(lockWords, DEAD, NOWHERE, counters);
+    assertEquals(dead, tag(), "left armed for a mapped holder of the element");
+    assertEquals(0, counters.writesRedone());
+  }
+
   @Test
   void onMappingsAReclaimedDeadHoldersWriteIsCompletedBeforeTheRead() {
     long dead = LockWords.taken(LockWords.word(7, 7, 0), DEAD);
     deadMidCopy(dead, memory.address() + AT);
-    assertEquals(1, LockWords.reclaim(lockWords, DEAD), "the target frees its turn");
+    assertEquals(
+        1, LockWords.reclaim(lockWords, DEAD, NOWHERE, counters), "the target frees its turn");
     assertEquals(LockWords.word(8, 8, 0), word());
     operand(1, 2);
     assertEquals(TransportPeer.DONE, runMapped());
@@ -183,7 +227,7 @@ class RemoteLockRedoTest {
   void throughTheStepsAReclaimedDeadHoldersWriteIsCompletedAndThePutIsArmed() {
     long dead = LockWords.taken(LockWords.word(7, 7, 0), DEAD);
     deadMidCopy(dead, memory.address() + AT);
-    assertEquals(1, LockWords.reclaim(lockWords, DEAD));
+    assertEquals(1, LockWords.reclaim(lockWords, DEAD, NOWHERE, counters));
     operand(1, 2);
     assertEquals(TransportPeer.DONE, start());
     assertResult(N_RE, N_IM);
@@ -229,7 +273,7 @@ class RemoteLockRedoTest {
     memory.set(JAVA_DOUBLE, AT, OLD_RE);
     memory.set(JAVA_DOUBLE, AT + 8, OLD_IM);
     arm(dead, elsewhere, 16);
-    LockWords.reclaim(lockWords, DEAD);
+    LockWords.reclaim(lockWords, DEAD, NOWHERE, counters);
     operand(1, 2);
     assertEquals(TransportPeer.DONE, runMapped());
     assertResult(OLD_RE, OLD_IM);
@@ -255,7 +299,7 @@ class RemoteLockRedoTest {
     memory.set(JAVA_DOUBLE, AT, OLD_RE);
     memory.set(JAVA_DOUBLE, AT + 8, OLD_IM);
     arm(dead, memory.address() + AT, 1L << 40); // garbage a peer wrote into the lock region
-    LockWords.reclaim(lockWords, DEAD);
+    LockWords.reclaim(lockWords, DEAD, NOWHERE, counters);
     operand(1, 2);
     assertEquals(TransportPeer.DONE, runMapped());
     assertResult(OLD_RE, OLD_IM);
@@ -273,7 +317,7 @@ class RemoteLockRedoTest {
     memory.set(JAVA_DOUBLE, AT, OLD_RE);
     memory.set(JAVA_DOUBLE, AT + 8, OLD_IM);
     arm(dead, before, 32);
-    LockWords.reclaim(lockWords, DEAD);
+    LockWords.reclaim(lockWords, DEAD, NOWHERE, counters);
     operand(1, 2);
     assertEquals(TransportPeer.DONE, runMapped());
     assertResult(OLD_RE, OLD_IM);
@@ -295,7 +339,7 @@ class RemoteLockRedoTest {
     record.set(JAVA_LONG, 8, memory.address() + last);
     record.set(JAVA_LONG, 16, 32);
     record.set(JAVA_LONG, 0, dead);
-    LockWords.reclaim(lockWords, DEAD);
+    LockWords.reclaim(lockWords, DEAD, NOWHERE, counters);
     memory.set(JAVA_DOUBLE, last, 4.0);
     memory.set(JAVA_DOUBLE, last + 8, 8.0);
     operand(1, 2);

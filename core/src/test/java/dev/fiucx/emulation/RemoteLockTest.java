@@ -546,7 +546,7 @@ class RemoteLockTest {
     lockWords.set(JAVA_LONG, 8, LockWords.taken(0, OWNER));
     lockWords.set(JAVA_LONG, 16, LockWords.word(10, 9, OTHER));
     lockWords.set(JAVA_LONG, 24, LockWords.word(7, 6, 0)); // its ticket 6, unclaimed: not known
-    assertEquals(2, LockWords.reclaim(lockWords, OTHER));
+    assertEquals(2, LockWords.reclaim(lockWords, OTHER, (a, f, o, n) -> false, counters));
     assertEquals(LockWords.word(5, 4, 0), lockWords.get(JAVA_LONG, 0), "ticket 4's turn");
     assertEquals(LockWords.taken(0, OWNER), lockWords.get(JAVA_LONG, 8));
     assertEquals(LockWords.word(10, 10, 0), lockWords.get(JAVA_LONG, 16), "free");

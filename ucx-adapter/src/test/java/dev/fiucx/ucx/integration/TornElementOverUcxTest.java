@@ -36,10 +36,10 @@ import org.junit.jupiter.api.Test;
 /**
  * A process killed in the middle of writing a DOUBLE_COMPLEX under its lock ({@link
  * LockHolderProcess}'s {@code torn}: its stripe's redo record armed, half the element written). The
- * target reclaims its stripe, and the next caller completes the dead holder's write before it
- * reads: it fetches exactly the armed value, never the torn one, and leaves exactly that plus its
- * operand. Over shared memory only: there a holder's write is its own copy into the mapping, which
- * can tear; over TCP the target writes a put whole, and no holder arms a record.
+ * target reclaims its stripe and completes the dead holder's write first, so the next caller
+ * fetches exactly the armed value, never the torn one, and leaves exactly that plus its operand.
+ * Over shared memory only: there a holder's write is its own copy into the mapping, which can tear;
+ * over TCP the target writes a put whole, and no holder arms a record.
  */
 @RequiresProvider("ucx")
 class TornElementOverUcxTest {
@@ -105,6 +105,12 @@ class TornElementOverUcxTest {
         Thread.sleep(10);
       }
       assertEquals(1, target.emulationCounts().locksReclaimed(), "the target freed its stripe");
+      // and completed the dead holder's write first: whole before anyone enters, so a holder that
+      // maps nothing (over tcp) reads it whole too
+      assertEquals(LockHolderProcess.TORN_RE, element.get(JAVA_DOUBLE, 0));
+      assertEquals(LockHolderProcess.TORN_IM, element.get(JAVA_DOUBLE, 8));
+      assertEquals(0, locks.get(JAVA_LONG, LockWords.recordTag(stripe)), "disarmed");
+      assertEquals(1, target.emulationCounts().writesRedone());
 
       long peer = me.av.insert(address);
       MemorySegment operand = arena.allocate(16, 16);
