@@ -352,24 +352,12 @@ public final class EngineDomain implements Domain, TransportCompletions {
         LockWords.reclaim(
             lockRegion.segment(),
             LockWords.ownerOf(initiatorInstanceId),
-            this::completeDeadWrite,
+            (address, from, fromOffset, size) ->
+                EngineMemoryRegion.writeIntoOpen(opened, address, from, fromOffset, size),
             emulationCounters);
     if (freed > 0) {
       emulationCounters.locksReclaimed(freed);
     }
-  }
-
-  /**
-   * A dead lock holder's committed write (its redo record), completed by this target into the
-   * region that holds it, if one is open for remote writes.
-   */
-  private boolean completeDeadWrite(long address, MemorySegment from, long fromOffset, int size) {
-    for (AutoCloseable o : opened) {
-      if (o instanceof EngineMemoryRegion mr && mr.writeIfWithin(address, from, fromOffset, size)) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /**

@@ -56,6 +56,22 @@ final class EngineMemoryRegion implements MemoryRegion {
   }
 
   /**
+   * A dead lock holder's committed write (its redo record), completed by the target into whichever
+   * of its {@code opened} objects is a region holding it, open for remote writes.
+   *
+   * @return whether one did
+   */
+  static boolean writeIntoOpen(
+      Iterable<AutoCloseable> opened, long address, MemorySegment from, long fromOffset, int size) {
+    for (AutoCloseable o : opened) {
+      if (o instanceof EngineMemoryRegion mr && mr.writeIfWithin(address, from, fromOffset, size)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
    * Writes {@code size} bytes of {@code from} at {@code fromOffset} to virtual address {@code
    * address} when they lie within this region and it is open and exposed for remote writes: a dead
    * lock holder's committed write, completed by the target. Never into memory being given back: a
@@ -64,7 +80,7 @@ final class EngineMemoryRegion implements MemoryRegion {
    *
    * @return whether it wrote them
    */
-  boolean writeIfWithin(long address, MemorySegment from, long fromOffset, int size) {
+  private boolean writeIfWithin(long address, MemorySegment from, long fromOffset, int size) {
     if ((exposed.access() & FiFlags.REMOTE_WRITE) == 0) {
       return false;
     }
